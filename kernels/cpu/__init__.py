@@ -1,0 +1,1 @@
+"""numba kernels on NumPy buffers; one module per kernel family."""
