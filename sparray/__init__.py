@@ -1,0 +1,86 @@
+"""sparray: sparse arrays for the array API world, with a first-class fill value.
+
+``import sparray`` gives an array-API namespace for sparse arrays: ``A.__array_namespace__()``
+returns this module, so array-API code written against ``xp`` runs on sparse input.
+
+>>> import sparray
+>>> A = sparray.COO([[0, 2]], [5.0, 7.0], shape=(4,), fill_value=1.0)
+>>> (A * 2).to_dense()
+array([10.,  2., 14.,  2.])
+
+Importing sparray imports NumPy and array-api-compat only; numba, CuPy, SciPy and torch are
+imported when an operation first needs them.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+__array_api_version__ = "2024.12"
+
+from . import _registry_table  # noqa: F401  (fills the device registry; imports no kernel module)
+from . import _merge, _segments  # noqa: F401  (register the generic implementations)
+from ._base import SparseArray
+from ._conversion import astype
+from ._coo import COO
+from ._creation import (
+    arange,
+    asarray,
+    empty,
+    empty_like,
+    eye,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    random,
+    zeros,
+    zeros_like,
+)
+from ._dispatch import SparrayPerformanceWarning, backends, kernel_table, use_backend
+from ._dtypes import (
+    bool,
+    can_cast,
+    complex64,
+    complex128,
+    finfo,
+    float32,
+    float64,
+    iinfo,
+    int8,
+    int16,
+    int32,
+    int64,
+    isdtype,
+    result_type,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._elementwise import *  # noqa: F403  (the tables in _elementwise define the names)
+from ._elementwise import BINARY as _BINARY
+from ._elementwise import UNARY as _UNARY
+from ._manipulation import broadcast_to, matrix_transpose
+from ._reductions import all, any, max, mean, min, prod, std, sum, var
+from ._validation import check_invariants
+
+e = 2.718281828459045
+inf = float("inf")
+nan = float("nan")
+pi = 3.141592653589793
+newaxis = None
+
+__all__ = [
+    "SparseArray", "COO", "SparrayPerformanceWarning",
+    "asarray", "zeros", "ones", "full", "empty", "eye", "zeros_like", "ones_like", "full_like",
+    "empty_like", "arange", "linspace", "random",
+    "astype", "result_type", "can_cast", "finfo", "iinfo", "isdtype",
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64", "complex64", "complex128",
+    *_UNARY, *_BINARY, "clip",
+    "sum", "prod", "max", "min", "mean", "var", "std", "any", "all",
+    "broadcast_to", "matrix_transpose",
+    "backends", "use_backend", "kernel_table", "check_invariants",
+    "e", "inf", "nan", "pi", "newaxis",
+]  # fmt: skip

@@ -1,0 +1,225 @@
+"""SparseArray: the abstract base of every layout.
+
+It holds metadata and operator dunders that only forward to the namespace functions; the
+layouts (``_coo.py``, ...) hold the buffers. What can be derived (ndim, size, density, nbytes,
+sparse/dense/batch counts) is derived from the buffers, never stored.
+
+Invariants every layout keeps:
+
+- all components are arrays of ONE array-API namespace, held in ``self._xp`` (array-api-compat);
+- ``shape`` is a tuple of Python ints; ``dtype`` is the dtype of the values;
+- ``fill_value`` has that dtype and is 0-d or shaped like the dense part (``_fill.py``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ._namespace import device_of
+
+__all__ = ["SparseArray"]
+
+
+class SparseArray:
+    """Abstract base of ``COO`` and the compressed layouts. Not instantiated directly."""
+
+    layout: str = ""
+    __array_ufunc__ = None  # NumPy defers to our reflected operators instead of broadcasting objects
+    __hash__ = None  # element-wise __eq__ makes arrays unhashable, as in NumPy
+
+    # --- metadata (derived) -------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self._shape)
+
+    @property
+    def dtype(self):
+        return self._values.dtype
+
+    @property
+    def device(self):
+        return device_of(self._values)
+
+    @property
+    def fill_value(self):
+        """The value of every unspecified element: 0-d, or shaped like the dense part."""
+        return self._fill
+
+    @property
+    def dense_ndim(self) -> int:
+        return self._values.ndim - self._values_lead
+
+    @property
+    def batch_ndim(self) -> int:
+        return 0
+
+    @property
+    def dense_shape(self) -> tuple[int, ...]:
+        return self._shape[self.ndim - self.dense_ndim :]
+
+    @property
+    def density(self) -> float:
+        """Fraction of the elements that are specified (a specified dense part or block counts in full)."""
+        size = self.size
+        return 0.0 if size == 0 else math.prod(self._values.shape) / size
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the components and the fill value."""
+        total = sum(math.prod(c.shape) * _itemsize(c.dtype) for c in self._components().values())
+        return total + math.prod(self._fill.shape) * _itemsize(self._fill.dtype)
+
+    @property
+    def T(self):
+        if self.ndim != 2:
+            raise ValueError(f"{self.layout.upper()}.T: only defined for 2-d arrays; got ndim={self.ndim} (use mT)")
+        return self.mT
+
+    @property
+    def mT(self):
+        from ._manipulation import matrix_transpose
+
+        return matrix_transpose(self)
+
+    def __array_namespace__(self, *, api_version=None):
+        import sparray
+
+        return sparray
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            f"sparray.{self.layout.upper()} is not converted to a dense NumPy array implicitly; "
+            "call A.to_dense() (it may be large)"
+        )
+
+    # --- conversions shared by every layout --------------------------------------------------
+    def astype(self, dtype, /, *, copy=True):
+        from ._conversion import astype
+
+        return astype(self, dtype, copy=copy)
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d sparse array")
+        return self._shape[0]
+
+    def _scalar(self, kind):
+        if self.size != 1:
+            raise TypeError(f"only size-1 arrays can be converted to Python scalars; got shape {self.shape}")
+        return kind(self.to_dense().reshape(()) if hasattr(self.to_dense(), "reshape") else self.to_dense())
+
+    def __bool__(self):
+        return self._scalar(bool)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __complex__(self):
+        return self._scalar(complex)
+
+    def __repr__(self) -> str:
+        fill = self._fill
+        fill_text = repr(_to_python(fill)) if fill.ndim == 0 else f"<array of shape {tuple(fill.shape)}>"
+        parts = [f"shape={self.shape}", f"dtype={_dtype_str(self.dtype)}", f"nse={self.nse}", f"fill_value={fill_text}"]
+        if self.dense_ndim:
+            parts.append(f"dense_ndim={self.dense_ndim}")
+        if self.batch_ndim:
+            parts.append(f"batch_ndim={self.batch_ndim}")
+        extra = self._repr_extra()
+        if extra:
+            parts.append(extra)
+        parts.append(f"device={self.device}")
+        return f"sparray.{type(self).__name__}<{', '.join(parts)}>"
+
+    def _repr_extra(self) -> str:
+        return ""
+
+
+def _itemsize(dtype) -> int:
+    from ._dtypes import dtype_name
+    import numpy as np
+
+    return np.dtype(dtype_name(dtype)).itemsize
+
+
+def _dtype_str(dtype) -> str:
+    from ._dtypes import dtype_name
+
+    try:
+        return dtype_name(dtype)
+    except TypeError:
+        return str(dtype)
+
+
+def _to_python(x):
+    try:
+        return x.item() if hasattr(x, "item") else float(x)
+    except Exception:
+        return x
+
+
+# ---- operators: generated from a table, each forwards to the namespace function --------------
+_BINARY_DUNDERS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
+    "mod": "remainder", "pow": "pow", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift", "matmul": "matmul",
+}  # fmt: skip
+_COMPARISON_DUNDERS = {
+    "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+}  # fmt: skip
+_UNARY_DUNDERS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+
+
+def _namespace_function(name):
+    import sparray
+
+    return getattr(sparray, name)
+
+
+def _make_binary(fname, reflected):
+    def op(self, other):
+        from ._operands import is_operand
+
+        if not is_operand(other):
+            return NotImplemented
+        f = _namespace_function(fname)
+        return f(other, self) if reflected else f(self, other)
+
+    return op
+
+
+def _make_unary(fname):
+    def op(self):
+        return _namespace_function(fname)(self)
+
+    return op
+
+
+for _d, _f in _BINARY_DUNDERS.items():
+    _fwd = _make_binary(_f, False)
+    _fwd.__name__ = _fwd.__qualname__ = f"__{_d}__"
+    _fwd.__doc__ = f"``self {_d} other``: forwards to ``sparray.{_f}``."
+    setattr(SparseArray, f"__{_d}__", _fwd)
+    _ref = _make_binary(_f, True)
+    _ref.__name__ = _ref.__qualname__ = f"__r{_d}__"
+    _ref.__doc__ = f"reflected ``other {_d} self``: forwards to ``sparray.{_f}``."
+    setattr(SparseArray, f"__r{_d}__", _ref)
+for _d, _f in _COMPARISON_DUNDERS.items():
+    _fwd = _make_binary(_f, False)
+    _fwd.__name__ = _fwd.__qualname__ = f"__{_d}__"
+    setattr(SparseArray, f"__{_d}__", _fwd)
+for _d, _f in _UNARY_DUNDERS.items():
+    _fwd = _make_unary(_f)
+    _fwd.__name__ = _fwd.__qualname__ = f"__{_d}__"
+    setattr(SparseArray, f"__{_d}__", _fwd)

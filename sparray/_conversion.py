@@ -1,0 +1,131 @@
+"""Conversions: sparse <-> dense, between devices, between dtypes and between layouts.
+
+Dense -> COO leaves unspecified every position whose element (or whole dense part, for a
+hybrid array) equals the fill value, nan-aware; COO -> dense writes the fill everywhere and the
+values at their positions (duplicates summed first).
+
+The generic paths are pure array API (no scatter: a ``searchsorted`` gather builds the dense
+array); NumPy data takes the registry's ``to_dense`` kernel.
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import _dispatch
+from ._dtypes import resolve_dtype
+from ._fill import equals_fill, normalize_fill
+from ._keys import index_dtype_for, linear_keys, unravel
+from ._namespace import namespace_of
+
+__all__ = ["to_dense", "from_dense", "move_components", "to_layout", "astype"]
+
+
+def to_dense(A):
+    """Dense array of the components' namespace equal to sparse ``A``."""
+    xp = A._xp
+    if not A.is_coalesced:
+        A = A.coalesce()
+    else:
+        A._check_contents()
+    return _dispatch.call("to_dense", "coo", xp, A._indices, A._values, A.shape, A._fill)
+
+
+@_dispatch.register("to_dense", "coo", "generic")
+def _to_dense_generic(xp, indices, values, shape, fill):
+    sparse_ndim = indices.shape[0]
+    sparse_shape, dense_shape = shape[:sparse_ndim], shape[sparse_ndim:]
+    npos = math.prod(sparse_shape)
+    fill_row = xp.reshape(xp.broadcast_to(fill, dense_shape), (1, *dense_shape))
+    nse = indices.shape[1]
+    if nse == 0 or npos == 0:
+        full = xp.broadcast_to(xp.astype(fill_row, values.dtype), (npos, *dense_shape))
+        return xp.reshape(xp.asarray(full, copy=True), shape)
+    keys = linear_keys(xp, indices, sparse_shape)
+    stacked = xp.concat([xp.astype(fill_row, values.dtype), values], axis=0)
+    targets = xp.arange(npos, dtype=xp.int64)
+    pos = xp.searchsorted(keys, targets)
+    clipped = xp.clip(pos, 0, nse - 1) if hasattr(xp, "clip") else xp.where(pos < nse, pos, nse - 1)
+    found = (pos < nse) & (xp.take(keys, clipped) == targets)
+    src = xp.where(found, clipped + 1, xp.zeros_like(clipped))
+    return xp.reshape(xp.take(stacked, src, axis=0), shape)
+
+
+def from_dense(x, *, sparse_ndim=None, fill_value=None, index_dtype=None):
+    """COO with the elements of dense ``x`` that differ from ``fill_value`` specified."""
+    from ._coo import COO
+
+    xp = namespace_of(x)
+    ndim = x.ndim
+    if sparse_ndim is None:
+        sparse_ndim = ndim
+    if not 0 <= sparse_ndim <= ndim:
+        raise ValueError(f"asarray: sparse_ndim must be in [0, {ndim}] for a {ndim}-d input; got {sparse_ndim}")
+    shape = tuple(int(s) for s in x.shape)
+    sparse_shape, dense_shape = shape[:sparse_ndim], shape[sparse_ndim:]
+    fill = normalize_fill(xp, fill_value, x.dtype, dense_shape, "asarray")
+    npos = math.prod(sparse_shape)
+    specified = ~equals_fill(xp, x, fill)
+    if dense_shape:
+        specified = xp.any(xp.reshape(specified, (*sparse_shape, math.prod(dense_shape))), axis=-1)
+    keys = xp.nonzero(xp.reshape(specified, (npos,)))[0]
+    keys = xp.astype(keys, xp.int64)
+    values = xp.take(xp.reshape(x, (npos, *dense_shape)), keys, axis=0)
+    nse = keys.shape[0]
+    idt = resolve_dtype(xp, index_dtype) if index_dtype is not None else index_dtype_for(xp, shape, nse)
+    indices = unravel(xp, keys, sparse_shape, idt)
+    return COO._from_parts(xp, indices, values, shape, fill, coalesced=True)
+
+
+def move_components(xp, device, arrays):
+    """``arrays`` moved to ``device``: "cpu" (NumPy) or "cuda" (CuPy); returns (new xp, arrays)."""
+    import array_api_compat
+
+    want_cuda = (isinstance(device, str) and device.startswith("cuda")) or type(device).__module__.startswith("cupy")
+    want_cpu = isinstance(device, str) and device == "cpu"
+    if want_cuda and not array_api_compat.is_cupy_namespace(xp):
+        import cupy
+        import numpy as np
+
+        host = [np.asarray(array_api_compat.to_device(a, "cpu")) if not array_api_compat.is_numpy_namespace(xp) else a for a in arrays]
+        moved = [cupy.asarray(a) for a in host]
+        return namespace_of(*moved), moved
+    if want_cpu and array_api_compat.is_cupy_namespace(xp):
+        import cupy
+
+        moved = [cupy.asnumpy(a) for a in arrays]
+        return namespace_of(*moved), moved
+    if want_cpu and array_api_compat.is_numpy_namespace(xp):
+        return xp, list(arrays)
+    try:
+        moved = [array_api_compat.to_device(a, device) for a in arrays]
+    except Exception as e:
+        raise ValueError(f"to_device: cannot move {xp.__name__} arrays to device {device!r}: {e}") from e
+    return namespace_of(*moved), moved
+
+
+def to_layout(A, layout, *, blocksize=None):
+    """``A`` converted to ``layout``."""
+    if layout == A.layout:
+        return A
+    raise NotImplementedError(
+        f"to_layout: conversion {A.layout!r} -> {layout!r} is not available yet; A.to_dense() works for every layout"
+    )
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """``x`` with its values (and fill value) cast to ``dtype``; dense arrays go to their namespace."""
+    from ._base import SparseArray
+
+    if not isinstance(x, SparseArray):
+        xp = namespace_of(x)
+        return xp.astype(x, resolve_dtype(xp, dtype), copy=copy)
+    xp = x._xp
+    dt = resolve_dtype(xp, dtype)
+    if dt == x.dtype and not copy:
+        out = x
+    else:
+        out = x._replace_values(xp.astype(x._values, dt), xp.astype(x._fill, dt))
+    if device is not None:
+        out = out.to_device(device)
+    return out

@@ -1,0 +1,178 @@
+"""The device registry: which implementation runs an operation for a layout and a namespace.
+
+Each entry is keyed ``(op, layout, backend)``. Backends:
+
+- ``"numba"``: kernels on NumPy buffers (``sparray.kernels.cpu``), for NumPy data;
+- ``"cupy"``: CuPy RawModule kernels, for CuPy data;
+- ``"generic"``: pure array-API code that runs on every namespace and is the reference.
+
+Lookup tries the backend that fits the data (NumPy -> numba, CuPy -> cupy), then the generic
+implementation. Kernel modules are named as ``"module:function"`` strings and imported on first
+use, so ``import sparray`` imports no numba or cupy. A kernel that cannot handle an input raises
+``sparray.kernels.KernelDeclined``; the registry then runs the generic implementation and warns
+once per (op, reason) with the reason.
+
+Generic implementations are called as ``impl(xp, *args)``; kernels as ``impl(*args)``.
+
+>>> import sparray
+>>> "generic" in sparray.backends()
+True
+>>> with sparray.use_backend("generic"):
+...     pass
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import importlib
+import importlib.util
+import warnings
+
+from ._namespace import backend_kind
+
+__all__ = [
+    "register",
+    "call",
+    "backends",
+    "use_backend",
+    "kernel_table",
+    "SparrayPerformanceWarning",
+    "registered_ops",
+]
+
+BACKENDS = ("numba", "cupy", "generic")
+
+_REGISTRY: dict[tuple[str, str, str], object] = {}
+_FORCED: contextvars.ContextVar[str | None] = contextvars.ContextVar("sparray_backend", default=None)
+_WARNED: set[tuple[str, str]] = set()
+_AVAILABLE: dict[str, bool] = {}
+
+
+class SparrayPerformanceWarning(UserWarning):
+    """A fast kernel could not be used and a slower implementation ran instead."""
+
+
+def register(op: str, layout: str, backend: str, impl=None):
+    """Register ``impl`` (a callable or a ``"module:function"`` string) for ``(op, layout, backend)``.
+
+    Usable as a decorator: ``@register("coalesce", "coo", "generic")``.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"register: backend must be one of {BACKENDS}; got {backend!r}")
+
+    def deco(fn):
+        _REGISTRY[(op, layout, backend)] = fn
+        return fn
+
+    return deco if impl is None else deco(impl)
+
+
+def registered_ops() -> list[tuple[str, str]]:
+    """Every (op, layout) pair that has at least one implementation."""
+    return sorted({(op, layout) for op, layout, _ in _REGISTRY})
+
+
+def _backend_available(name: str) -> bool:
+    if name not in _AVAILABLE:
+        if name == "generic":
+            ok = True
+        elif name == "numba":
+            ok = importlib.util.find_spec("numba") is not None
+        else:  # cupy: installed and a GPU present
+            ok = False
+            if importlib.util.find_spec("cupy") is not None:
+                try:
+                    import cupy
+
+                    ok = bool(cupy.is_available())
+                except Exception:  # a broken CUDA install means: not available
+                    ok = False
+        _AVAILABLE[name] = ok
+    return _AVAILABLE[name]
+
+
+def backends() -> tuple[str, ...]:
+    """The backends usable on this machine, fastest first; "generic" is always there.
+
+    >>> import sparray
+    >>> sparray.backends()[-1]
+    'generic'
+    """
+    return tuple(b for b in BACKENDS if _backend_available(b))
+
+
+@contextlib.contextmanager
+def use_backend(name: str):
+    """Force one backend inside a ``with`` block (``"generic"`` runs the pure array-API code).
+
+    Forcing ``"numba"`` or ``"cupy"`` only affects data that backend can hold (NumPy, CuPy);
+    an operation with no such kernel runs the generic implementation.
+    """
+    if name not in BACKENDS:
+        raise ValueError(f"use_backend: backend must be one of {BACKENDS}; got {name!r}")
+    if not _backend_available(name):
+        raise ValueError(f"use_backend: backend {name!r} is not available here; available: {backends()}")
+    token = _FORCED.set(name)
+    try:
+        yield
+    finally:
+        _FORCED.reset(token)
+
+
+def _resolve(entry):
+    if isinstance(entry, str):
+        module, _, attr = entry.partition(":")
+        entry = getattr(importlib.import_module(module), attr)
+    return entry
+
+
+def _lookup(op: str, layout: str, xp):
+    forced = _FORCED.get()
+    kind = backend_kind(xp)
+    if forced == "generic" or (forced is not None and forced != kind):
+        candidates = ["generic"]
+    else:
+        candidates = [kind, "generic"] if kind != "generic" else ["generic"]
+    for backend in candidates:
+        key = (op, layout, backend)
+        if key in _REGISTRY and _backend_available(backend):
+            impl = _resolve(_REGISTRY[key])
+            _REGISTRY[key] = impl
+            return backend, impl
+    known = ", ".join(f"{o}[{lay}]" for o, lay in registered_ops())
+    raise NotImplementedError(f"sparray: no implementation of {op!r} for layout {layout!r}; known: {known}")
+
+
+def call(op: str, layout: str, xp, *args):
+    """Run ``op`` for ``layout`` on data of namespace ``xp`` with the best registered implementation."""
+    backend, impl = _lookup(op, layout, xp)
+    if backend == "generic":
+        return impl(xp, *args)
+    from .kernels import KernelDeclined
+
+    try:
+        return impl(*args)
+    except KernelDeclined as why:
+        key = (op, str(why))
+        if key not in _WARNED:
+            _WARNED.add(key)
+            warnings.warn(
+                f"sparray: the {backend} kernel for {op!r} declined ({why}); running the generic "
+                "implementation instead",
+                SparrayPerformanceWarning,
+                stacklevel=3,
+            )
+        return _resolve(_REGISTRY[(op, layout, "generic")])(xp, *args)
+
+
+
+def kernel_table() -> str:
+    """The registry as a text table: one row per (op, layout), one column per backend."""
+    rows = registered_ops()
+    width = max([len(f"{o} [{lay}]") for o, lay in rows] + [10])
+    lines = [f"{'operation':<{width}}  " + "  ".join(f"{b:<8}" for b in BACKENDS)]
+    for op, layout in rows:
+        cells = ["yes" if (op, layout, b) in _REGISTRY else "-" for b in BACKENDS]
+        lines.append(f"{op + ' [' + layout + ']':<{width}}  " + "  ".join(f"{c:<8}" for c in cells))
+    return "\n".join(lines)

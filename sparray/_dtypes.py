@@ -1,0 +1,127 @@
+"""Data types of the sparray namespace and the dtype functions of the array API.
+
+sparray's dtype objects are NumPy's (``sparray.float64 is numpy.dtype("float64")``). A dtype
+given to an array of another namespace is translated by name (``sparray.float64`` ->
+``array_api_strict.float64``), so array-API code can pass ``xp.float64`` with ``xp = sparray``.
+
+>>> import sparray
+>>> sparray.result_type(sparray.int32, sparray.float32)
+dtype('float64')
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._namespace import namespace_of
+
+DTYPE_NAMES = (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64", "complex64", "complex128",
+)  # fmt: skip
+
+bool = np.dtype("bool")  # noqa: A001  (the array API name)
+int8 = np.dtype("int8")
+int16 = np.dtype("int16")
+int32 = np.dtype("int32")
+int64 = np.dtype("int64")
+uint8 = np.dtype("uint8")
+uint16 = np.dtype("uint16")
+uint32 = np.dtype("uint32")
+uint64 = np.dtype("uint64")
+float32 = np.dtype("float32")
+float64 = np.dtype("float64")
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
+
+__all__ = [*DTYPE_NAMES, "dtype_name", "resolve_dtype", "result_type", "can_cast", "finfo", "iinfo", "isdtype"]
+
+
+def dtype_name(dtype) -> str:
+    """The array API name of a dtype of any namespace ("float64", "bool", ...)."""
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        name = str(dtype).rsplit(".", 1)[-1].strip("'>")
+        if name not in DTYPE_NAMES:
+            name = getattr(dtype, "name", name)
+    if name not in DTYPE_NAMES:
+        raise TypeError(f"sparray: unsupported dtype {dtype!r}; expected one of {', '.join(DTYPE_NAMES)}")
+    return name
+
+
+def resolve_dtype(xp, dtype):
+    """``dtype`` (any namespace's object, a NumPy dtype or a name) as a dtype of namespace ``xp``."""
+    if dtype is None:
+        return None
+    for name in DTYPE_NAMES:
+        candidate = getattr(xp, name, None)
+        if candidate is not None and candidate is dtype:
+            return candidate
+    return getattr(xp, dtype_name(dtype))
+
+
+def _operand_dtype(x):
+    from ._base import SparseArray
+
+    if isinstance(x, SparseArray):
+        return x.dtype, x._xp
+    if hasattr(x, "dtype") and hasattr(x, "shape"):
+        return x.dtype, namespace_of(x)
+    return x, None
+
+
+def result_type(*arrays_and_dtypes):
+    """The dtype the array API promotion rules give for the operands (arrays, SparseArrays, dtypes)."""
+    items = [_operand_dtype(x) for x in arrays_and_dtypes]
+    xps = [xp for _, xp in items if xp is not None]
+    xp = xps[0] if xps else namespace_of()
+    dts = []
+    for d, _ in items:
+        if isinstance(d, (int, float, complex)) and not isinstance(d, np.dtype):
+            dts.append(d)
+        else:
+            dts.append(resolve_dtype(xp, d))
+    return xp.result_type(*dts)
+
+
+def can_cast(from_, to, /):
+    """Whether ``from_`` (a dtype or an array) can be cast to ``to`` under the array API's rules."""
+    d, xp = _operand_dtype(from_)
+    xp = xp or namespace_of()
+    return xp.can_cast(resolve_dtype(xp, d), resolve_dtype(xp, to))
+
+
+def finfo(type, /):  # noqa: A002  (array API argument name)
+    """Machine limits of a floating dtype (NumPy's finfo, for a dtype or an array)."""
+    d, _ = _operand_dtype(type)
+    return np.finfo(np.dtype(dtype_name(d)))
+
+
+def iinfo(type, /):  # noqa: A002
+    """Machine limits of an integer dtype (NumPy's iinfo, for a dtype or an array)."""
+    d, _ = _operand_dtype(type)
+    return np.iinfo(np.dtype(dtype_name(d)))
+
+
+_KINDS = {
+    "bool": ("bool",),
+    "signed integer": ("int8", "int16", "int32", "int64"),
+    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
+    "integral": ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"),
+    "real floating": ("float32", "float64"),
+    "complex floating": ("complex64", "complex128"),
+    "numeric": DTYPE_NAMES[1:],
+}
+
+
+def isdtype(dtype, kind):
+    """Whether ``dtype`` is of ``kind`` (a dtype, a kind name, or a tuple of those), as in the array API."""
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    name = dtype_name(dtype)
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise ValueError(f"isdtype: kind must be one of {sorted(_KINDS)}; got {kind!r}")
+        return name in _KINDS[kind]
+    return name == dtype_name(kind)

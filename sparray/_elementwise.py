@@ -1,0 +1,264 @@
+"""Element-wise functions of the array API standard, for sparse and dense operands.
+
+Semantics (API.md section 2, RFC points 8-9), for every function ``f`` in the tables below:
+
+- ``f(A)`` keeps A's positions: values ``f(A.values)``, fill ``f(A.fill_value)``; so
+  ``f(A).to_dense() == f(A.to_dense())``. Uncoalesced input is coalesced first unless ``f`` is
+  linear (duplicates stand for their sum, and only a linear ``f`` may be applied to the parts).
+- ``f(A, B)`` with two sparse arrays: both are broadcast to the common shape, their patterns are
+  merged (one sorted merge, ``sparray.kernels.cpu.merge``), each side is read at the merged
+  positions (its fill where it has none), ``f`` runs on those dense blocks, and the fill is
+  ``f(A.fill_value, B.fill_value)``. The merged pattern is the union, except for the
+  "annihilating" functions (multiply, and/or) where one side's unspecified elements make the
+  result equal to the output fill whatever the other side holds: then the intersection (or the
+  other side's pattern). That is decided on the actual values, so ``0 * inf`` still gives nan.
+- ``f(A, s)`` with a Python scalar or a 0-d array: like a unary function.
+- ``f(A, D)`` with a dense array: when ``D`` varies only along A's dense dims the result is
+  sparse with A's positions and a dense-part fill. When ``D`` varies along sparse dims, the
+  unspecified elements become ``f(fill, D)``: if that is one value, the result is sparse with
+  A's positions and that fill (so ``A * D`` with a zero fill and finite D stays sparse);
+  otherwise the result is a dense array of D's namespace (``A + D`` is dense in fact, as in
+  PyTorch).
+
+>>> import sparray
+>>> A = sparray.asarray([0.0, 2.0, 0.0], fill_value=0.0)
+>>> sparray.exp(A).fill_value, sparray.exp(A).nse
+(array(1.), 1)
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import _dispatch
+from ._base import SparseArray
+from ._coalesce import flat_values, unflat_values
+from ._fill import as_fill_array, same_value
+from ._keys import index_dtype_for, linear_keys, unravel
+from ._manipulation import broadcast_shapes, broadcast_to, move_dense_to_sparse
+from ._namespace import is_array, namespace_of
+from ._operands import is_scalar
+
+# name -> linear (f(a + b) == f(a) + f(b), so duplicates need no coalescing)
+UNARY = {
+    "abs": False, "acos": False, "acosh": False, "asin": False, "asinh": False, "atan": False,
+    "atanh": False, "bitwise_invert": False, "ceil": False, "conj": True, "cos": False, "cosh": False,
+    "exp": False, "expm1": False, "floor": False, "imag": True, "isfinite": False, "isinf": False,
+    "isnan": False, "log": False, "log1p": False, "log2": False, "log10": False, "logical_not": False,
+    "negative": True, "positive": True, "real": True, "reciprocal": False, "round": False, "sign": False,
+    "signbit": False, "sin": False, "sinh": False, "square": False, "sqrt": False, "tan": False,
+    "tanh": False, "trunc": False,
+}  # fmt: skip
+
+# name -> may the unspecified side of one operand annihilate the other (pattern may shrink)
+BINARY = {
+    "add": False, "atan2": False, "bitwise_and": True, "bitwise_left_shift": False, "bitwise_or": True,
+    "bitwise_right_shift": False, "bitwise_xor": False, "copysign": False, "divide": False, "equal": False,
+    "floor_divide": False, "greater": False, "greater_equal": False, "hypot": False, "less": False,
+    "less_equal": False, "logaddexp": False, "logical_and": True, "logical_or": True, "logical_xor": False,
+    "maximum": False, "minimum": False, "multiply": True, "nextafter": False, "not_equal": False,
+    "pow": False, "remainder": False, "subtract": False,
+}  # fmt: skip
+
+# binary functions that distribute over duplicates when the sparse operand is first (A * s, A / s)
+_LINEAR_WITH_SCALAR = {"multiply": True, "divide": True}
+
+__all__ = [*UNARY, *BINARY, "clip"]
+
+
+def _fn(xp, name):
+    f = getattr(xp, name, None)
+    if f is None:
+        raise NotImplementedError(f"sparray.{name}: the array namespace {xp.__name__} has no {name}")
+    return f
+
+
+def _apply_values(A, f):
+    """Same positions as COO ``A``; values and fill mapped through ``f`` (both arguments arrays)."""
+    xp = A._xp
+    values = f(A._values)
+    values = values if is_array(values) and values.ndim == A._values.ndim else xp.asarray(values)
+    fill = as_fill_array(xp, f(A._fill), values.dtype)
+    return A._replace_values(values, fill)
+
+
+def _as_coo(A):
+    return A if A.layout == "coo" else A.to_layout("coo")
+
+
+def _make_unary(name, linear):
+    def func(x, /):
+        if not isinstance(x, SparseArray):
+            return _fn(namespace_of(x), name)(x)
+        A = _as_coo(x)
+        if not linear:
+            A = A.coalesce()
+        return _apply_values(A, _fn(A._xp, name))
+
+    func.__name__ = func.__qualname__ = name
+    func.__doc__ = (
+        f"Element-wise ``{name}``: same positions, ``{name}(values)``, fill ``{name}(fill_value)``.\n\n"
+        f"Identity: ``sparray.{name}(A).to_dense() == xp.{name}(A.to_dense())``."
+    )
+    return func
+
+
+def _make_binary(name, annihilating):
+    def func(x1, x2, /):
+        s1, s2 = isinstance(x1, SparseArray), isinstance(x2, SparseArray)
+        if not (s1 or s2):
+            return _fn(namespace_of(x1, x2), name)(x1, x2)
+        if s1 and s2:
+            return _sparse_sparse(name, annihilating, _as_coo(x1), _as_coo(x2))
+        if s1:
+            return _sparse_other(name, _as_coo(x1), x2, sparse_first=True)
+        return _sparse_other(name, _as_coo(x2), x1, sparse_first=False)
+
+    func.__name__ = func.__qualname__ = name
+    func.__doc__ = (
+        f"Element-wise ``{name}(x1, x2)`` for sparse, dense and scalar operands; fill "
+        f"``{name}(x1.fill_value, x2.fill_value)``. See the module docstring for result layouts."
+    )
+    return func
+
+
+def _check_namespace(A, other, name):
+    if is_array(other) and not is_scalar(other):
+        try:
+            namespace_of(A._values, other)
+        except TypeError:
+            raise TypeError(
+                f"sparray.{name}: the sparse operand holds {A._xp.__name__} arrays but the other operand is a "
+                f"{type(other).__module__}.{type(other).__name__}; convert it with the same namespace"
+            ) from None
+
+
+def _sparse_other(name, A, other, *, sparse_first):
+    xp = A._xp
+    _check_namespace(A, other, name)
+    f = _fn(xp, name)
+
+    def call(a, b):
+        return f(a, b) if sparse_first else f(b, a)
+
+    if is_scalar(other) or other.ndim == 0:
+        if not (sparse_first and _LINEAR_WITH_SCALAR.get(name)):
+            A = A.coalesce()
+        return _apply_values(A, lambda v: call(v, other))
+
+    shape = broadcast_shapes(A.shape, tuple(other.shape), who=f"sparray.{name}")
+    A = broadcast_to(A, shape)
+    D = xp.broadcast_to(other, shape)
+    A = A.coalesce()
+    s = A.sparse_ndim
+    lead = len(shape) - other.ndim
+    if all(n == 1 for n in other.shape[: max(s - lead, 0)]):
+        # D varies only along the dense part: same positions, dense-part fill
+        Dd = xp.reshape(other, tuple(other.shape[max(s - lead, 0) :])) if other.ndim > A.dense_ndim else other
+        values = call(A._values, Dd)
+        fill = as_fill_array(xp, call(A._fill, Dd), values.dtype)
+        if fill.ndim:
+            fill = xp.broadcast_to(fill, A.dense_shape)
+        return A._replace_values(values, fill)
+    npos = math.prod(A.sparse_shape)
+    dense_shape = A.dense_shape
+    D_rows = xp.reshape(D, (npos, *dense_shape))
+    keys = linear_keys(xp, A._indices, A.sparse_shape)
+    values = call(A._values, xp.take(D_rows, keys, axis=0))
+    fill_field = call(xp.broadcast_to(A._fill, D_rows.shape[1:]) if A._fill.ndim else A._fill, D_rows)
+    fill_field = xp.broadcast_to(fill_field, D_rows.shape)
+    first = fill_field[0, ...] if npos else None
+    if npos and bool(xp.all(same_value(xp, fill_field, xp.broadcast_to(first, fill_field.shape)))):
+        fill = as_fill_array(xp, first, values.dtype)
+        if fill.ndim and bool(xp.all(same_value(xp, fill, xp.reshape(fill, (-1,))[0]))):
+            fill = xp.reshape(fill, (-1,))[0]
+        return A._replace_values(values, fill)
+    dense = A.to_dense()
+    return f(dense, other) if sparse_first else f(other, dense)
+
+
+def _align_sparse_ndim(A, B):
+    s = max(A.sparse_ndim, B.sparse_ndim)
+    return move_dense_to_sparse(A, s), move_dense_to_sparse(B, s)
+
+
+def _one_side_droppable(xp, f, values_flat, other_fill_row, out_fill_row, other_first):
+    """Whether f(other's fill, v) equals the output fill for every specified v of one operand."""
+    if values_flat.shape[0] == 0:
+        return True
+    res = f(other_fill_row, values_flat) if other_first else f(values_flat, other_fill_row)
+    return bool(xp.all(same_value(xp, res, out_fill_row)))
+
+
+def _sparse_sparse(name, annihilating, A, B):
+    from ._coo import COO
+
+    xp = A._xp
+    try:
+        namespace_of(A._values, B._values)
+    except TypeError:
+        raise TypeError(
+            f"sparray.{name}: operands hold arrays of different namespaces ({A._xp.__name__}, {B._xp.__name__})"
+        ) from None
+    f = _fn(xp, name)
+    shape = broadcast_shapes(A.shape, B.shape, who=f"sparray.{name}")
+    A, B = broadcast_to(A, shape), broadcast_to(B, shape)
+    A, B = _align_sparse_ndim(A, B)
+    A, B = A.coalesce(), B.coalesce()
+    sparse_shape, dense_shape = A.sparse_shape, A.dense_shape
+    m = math.prod(dense_shape)
+    fa = xp.reshape(xp.broadcast_to(A._fill, dense_shape), (1, m))
+    fb = xp.reshape(xp.broadcast_to(B._fill, dense_shape), (1, m))
+    out_fill = as_fill_array(xp, f(A._fill, B._fill), None)
+    va, vb = flat_values(xp, A._values), flat_values(xp, B._values)
+
+    mode, order = "union", (0, 1)
+    if annihilating:
+        out_row = xp.reshape(xp.broadcast_to(out_fill, dense_shape), (1, m))
+        drop_b = _one_side_droppable(xp, f, vb, fa, out_row, other_first=True)
+        drop_a = _one_side_droppable(xp, f, va, fb, out_row, other_first=False)
+        if drop_a and drop_b:
+            mode = "intersection"
+        elif drop_b:
+            mode = "left"
+        elif drop_a:
+            mode, order = "left", (1, 0)
+
+    ka = linear_keys(xp, A._indices, sparse_shape)
+    kb = linear_keys(xp, B._indices, sparse_shape)
+    if ka is None:
+        raise NotImplementedError(
+            f"sparray.{name}: sparse shapes with more than 2**63 positions are not supported by binary operations"
+        )
+    keys = (ka, kb) if order == (0, 1) else (kb, ka)
+    offsets = xp.asarray([0, keys[0].shape[0], keys[0].shape[0] + keys[1].shape[0]], dtype=xp.int64)
+    out_keys, positions = _dispatch.call("merge_pattern", "coo", xp, xp.concat(keys), offsets, mode)
+    pos_a, pos_b = (positions[0, :], positions[1, :]) if order == (0, 1) else (positions[1, :], positions[0, :])
+    ga = _dispatch.call("gather_with_fill", "coo", xp, va, pos_a, xp.reshape(fa, (m,)))
+    gb = _dispatch.call("gather_with_fill", "coo", xp, vb, pos_b, xp.reshape(fb, (m,)))
+    values = unflat_values(xp, f(ga, gb), dense_shape)
+    if not is_array(values) or values.ndim != len(dense_shape) + 1:
+        values = xp.reshape(xp.asarray(values), (out_keys.shape[0], *dense_shape))
+    out_fill = as_fill_array(xp, out_fill, values.dtype)
+    n = out_keys.shape[0]
+    idt = index_dtype_for(xp, shape, n, A._indices, B._indices)
+    indices = unravel(xp, out_keys, sparse_shape, idt)
+    return COO._from_parts(xp, indices, values, shape, out_fill, coalesced=True)
+
+
+def clip(x, /, min=None, max=None):  # noqa: A002  (array API argument names)
+    """Element-wise ``clip`` (array API 2023.12): values and fill clipped alike."""
+    if not isinstance(x, SparseArray):
+        return namespace_of(x).clip(x, min, max)
+    for bound in (min, max):
+        if isinstance(bound, SparseArray) or (is_array(bound) and not is_scalar(bound) and bound.ndim):
+            raise NotImplementedError("sparray.clip: array bounds are not supported yet; use maximum/minimum")
+    A = _as_coo(x).coalesce()
+    xp = A._xp
+    return _apply_values(A, lambda v: xp.clip(v, min, max))
+
+
+for _name, _linear in UNARY.items():
+    globals()[_name] = _make_unary(_name, _linear)
+for _name, _ann in BINARY.items():
+    globals()[_name] = _make_binary(_name, _ann)

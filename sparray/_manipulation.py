@@ -1,0 +1,131 @@
+"""Shape manipulation of sparse arrays (this issue: broadcasting and matrix transpose for COO).
+
+- ``broadcast_to(x, shape)``: new leading dims and size-1 sparse dims replicate the specified
+  elements; dense dims broadcast the values (and a dense-part fill).
+- ``matrix_transpose(x)``: swaps the last two dims (index rows for sparse dims, value axes for
+  dense dims).
+- ``move_dense_to_sparse(A, sparse_ndim)``: the first dense dims become sparse dims; only when
+  the fill does not vary along them (a sparse dim cannot carry a varying fill).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ._base import SparseArray
+from ._fill import same_value
+from ._keys import unravel
+from ._namespace import namespace_of
+from ._validation import normalize_shape
+
+__all__ = ["broadcast_to", "matrix_transpose", "move_dense_to_sparse", "broadcast_shapes"]
+
+
+def broadcast_shapes(*shapes, who="broadcast"):
+    """The array API broadcast of ``shapes``; ValueError naming every shape when they do not fit."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(ndim):
+        sizes = {s[len(s) - ndim + i] for s in shapes if len(s) - ndim + i >= 0} - {1}
+        if len(sizes) > 1:
+            raise ValueError(f"{who}: shapes {', '.join(str(tuple(s)) for s in shapes)} cannot be broadcast together")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def broadcast_to(x, /, shape):
+    """``x`` broadcast to ``shape`` (array API rules); a SparseArray stays sparse."""
+    if not isinstance(x, SparseArray):
+        return namespace_of(x).broadcast_to(x, shape)
+    shape = normalize_shape(shape, "broadcast_to")
+    if shape == x.shape:
+        return x
+    if len(shape) < x.ndim or broadcast_shapes(x.shape, shape, who="broadcast_to") != shape:
+        raise ValueError(f"broadcast_to: cannot broadcast an array of shape {x.shape} to shape {shape}")
+    from ._coo import COO
+
+    A = x if x.layout == "coo" else x.to_layout("coo")
+    xp = A._xp
+    extra = len(shape) - A.ndim
+    s = A.sparse_ndim
+    indices = A._indices
+    nse = A.nse
+    if extra:
+        indices = xp.concat([xp.zeros((extra, nse), dtype=indices.dtype), indices], axis=0)
+    src_sparse = (1,) * extra + A.sparse_shape
+    new_sparse = shape[: extra + s]
+    for d, (old, new) in enumerate(zip(src_sparse, new_sparse)):
+        if old == new:
+            continue
+        n = indices.shape[1]
+        rep = xp.arange(n * new, dtype=xp.int64)
+        cols = xp.take(indices, rep // new, axis=1)
+        row = xp.astype(rep % new, indices.dtype)
+        indices = xp.concat([cols[:d, :], xp.reshape(row, (1, n * new)), cols[d + 1 :, :]], axis=0)
+    reps = indices.shape[1] // max(nse, 1) if nse else 0
+    dense_shape = shape[extra + s :]
+    values = A._values
+    if reps > 1:
+        # the loop above repeated every column consecutively; rebuild the value order to match
+        values = _repeat_rows(xp, values, indices.shape[1] // nse)
+    values = xp.broadcast_to(values, (indices.shape[1], *dense_shape))
+    fill = A._fill if A._fill.ndim == 0 else xp.broadcast_to(A._fill, dense_shape)
+    return COO._from_parts(xp, indices, values, shape, fill, coalesced=None)
+
+
+def _repeat_rows(xp, values, times):
+    """Row ``j`` of the result is ``values[j // times]`` (matches the index replication order)."""
+    n = values.shape[0] * times
+    return xp.take(values, xp.arange(n, dtype=xp.int64) // times, axis=0)
+
+
+def move_dense_to_sparse(A, sparse_ndim):
+    """COO ``A`` with its first ``sparse_ndim - A.sparse_ndim`` dense dims turned into sparse dims."""
+    from ._coo import COO
+
+    k = sparse_ndim - A.sparse_ndim
+    if k <= 0:
+        return A
+    xp = A._xp
+    moved = A.dense_shape[:k]
+    rest = A.dense_shape[k:]
+    fill = A._fill
+    if fill.ndim:
+        first = fill[(0,) * k]
+        if not bool(xp.all(same_value(xp, fill, xp.broadcast_to(first, fill.shape)))):
+            raise ValueError(
+                f"COO: cannot turn dense dims {moved} into sparse dims: the fill value varies along them "
+                "(a sparse dimension needs one fill per dense part); use to_dense()"
+            )
+        fill = first
+    p = math.prod(moved)
+    nse = A.nse
+    values = xp.reshape(A._values, (nse * p, *rest))
+    rep = xp.arange(nse * p, dtype=xp.int64)
+    old = xp.take(A._indices, rep // max(p, 1), axis=1) if p else A._indices[:, :0]
+    new = unravel(xp, rep % p if p else rep, moved, A._indices.dtype)
+    indices = xp.concat([old, new], axis=0)
+    return COO._from_parts(xp, indices, values, A.sparse_shape + moved + rest, fill, coalesced=A._coalesced)
+
+
+def matrix_transpose(x, /):
+    """Swap the last two dimensions (array API ``matrix_transpose``)."""
+    if not isinstance(x, SparseArray):
+        return namespace_of(x).matrix_transpose(x)
+    from ._coo import COO
+
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose: needs an array of at least 2 dims; got shape {x.shape}")
+    A = x if x.layout == "coo" else x.to_layout("coo")
+    xp = A._xp
+    shape = (*A.shape[:-2], A.shape[-1], A.shape[-2])
+    if A.dense_ndim >= 2:
+        values = xp.matrix_transpose(A._values)
+        fill = A._fill if A._fill.ndim == 0 else xp.matrix_transpose(A._fill)
+        return COO._from_parts(xp, A._indices, values, shape, fill, coalesced=A._coalesced)
+    if A.dense_ndim == 1:
+        A = move_dense_to_sparse(A, A.sparse_ndim + 1)
+    s = A.sparse_ndim
+    idx = A._indices
+    indices = xp.concat([idx[: s - 2, :], idx[s - 1 : s, :], idx[s - 2 : s - 1, :]], axis=0)
+    return COO._from_parts(xp, indices, A._values, shape, A._fill, coalesced=None)

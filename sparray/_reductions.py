@@ -1,0 +1,285 @@
+"""Reductions (sum, prod, max, min, mean, var, std, any, all) that count the unspecified elements.
+
+How a reduction over ``axis`` of a COO array works:
+
+1. Reduced dense axes are reduced inside each specified dense part (and inside the fill).
+2. Specified elements are grouped by their position in the kept sparse dims (registry op
+   ``group_reduce``: dense accumulators or a radix sort in numba; sort-and-scan generically).
+3. Each group holds ``cnt`` specified positions out of ``n_red`` (the number of positions along
+   the reduced sparse axes); the other ``n_red - cnt`` positions hold the fill. So
+   ``sum = seg_sum + (n_red - cnt) * fill``, ``prod = seg_prod * fill ** (n_red - cnt)``,
+   ``max = max(seg_max, fill)`` when ``cnt < n_red``, and ``var`` is two-pass: the group mean first,
+   then squared deviations of the specified values and ``(n_red - cnt)`` times the fill's.
+4. The result's fill is the same formula for an empty group (``cnt = 0``).
+
+Reducing every sparse dim gives a dense array (as in PyTorch); otherwise a COO over the kept
+sparse dims. ``keepdims`` keeps size-1 dims in place. NaN propagates as in NumPy.
+
+>>> import sparray
+>>> A = sparray.COO([[0, 2]], [5.0, 7.0], shape=(4,), fill_value=1.0)
+>>> float(sparray.sum(A))
+14.0
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from . import _dispatch
+from ._base import SparseArray
+from ._fill import fill_is_zero
+from ._keys import linear_keys, unravel
+from ._namespace import namespace_of
+
+__all__ = ["sum", "prod", "max", "min", "mean", "var", "std", "any", "all"]
+
+
+def _normalize_axis(axis, ndim, who):
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if not isinstance(axis, tuple) else axis
+    out = []
+    for a in axes:
+        try:
+            a = operator.index(a)
+        except TypeError:
+            raise TypeError(f"{who}: axis must be an int, a tuple of ints or None; got {axis!r}") from None
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{who}: axis {a} is out of range for an array of {ndim} dims")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{who}: repeated axis in {axis!r}")
+    return tuple(sorted(out))
+
+
+def _result_dtype(xp, kind, dtype, given):
+    probe = xp.zeros((1,), dtype=dtype)
+    if kind in ("sum", "prod"):
+        return getattr(xp, kind)(probe, dtype=given).dtype
+    if kind in ("mean", "var", "std"):
+        return getattr(xp, kind)(probe).dtype
+    if kind in ("any", "all"):
+        return xp.bool
+    return dtype
+
+
+class _Groups:
+    """Specified elements grouped by their position in the kept sparse dims."""
+
+    def __init__(self, xp, A, sparse_axes):
+        s = A.sparse_ndim
+        self.kept = [d for d in range(s) if d not in sparse_axes]
+        self.kept_shape = tuple(A.shape[d] for d in self.kept)
+        self.n_red = math.prod(A.shape[d] for d in sparse_axes)
+        self.identity = not sparse_axes  # each specified element is its own group
+        if self.identity:
+            self.keys = None
+        elif not self.kept:
+            self.keys = xp.zeros((A.nse,), dtype=xp.int64)
+        else:
+            kept_rows = A._indices if len(self.kept) == s else xp.take(A._indices, xp.asarray(self.kept, dtype=xp.int64), axis=0)
+            self.keys = linear_keys(xp, kept_rows, self.kept_shape)
+            if self.keys is None:
+                raise NotImplementedError("reductions over sparse shapes with more than 2**63 positions")
+        self.nkeys = math.prod(self.kept_shape)
+
+    def reduce(self, xp, rows, op):
+        """(present keys or None, per-group (G, m) result, counts (G,)) for ``rows`` (nse, m)."""
+        if self.identity:
+            return None, rows, xp.ones((rows.shape[0],), dtype=xp.int64)
+        return _dispatch.call("group_reduce", "coo", xp, self.keys, rows, self.nkeys, op)
+
+
+def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
+    who = f"sparray.{kind}"
+    if not isinstance(x, SparseArray):
+        xp = namespace_of(x)
+        kw = {"axis": axis, "keepdims": keepdims}
+        if kind in ("sum", "prod") and dtype is not None:
+            kw["dtype"] = dtype
+        if kind in ("var", "std"):
+            kw["correction"] = correction
+        return getattr(xp, kind)(x, **kw)
+    A = x if x.layout == "coo" else x.to_layout("coo")
+    xp = A._xp
+    axes = _normalize_axis(axis, A.ndim, who)
+    given = None
+    if dtype is not None:
+        from ._dtypes import resolve_dtype
+
+        given = resolve_dtype(xp, dtype)
+    out_dt = _result_dtype(xp, kind, A.dtype, given)
+    if not (kind == "sum" and fill_is_zero(xp, A._fill)):
+        A = A.coalesce()  # counts of unspecified positions need unique positions
+    A._check_contents()
+    s = A.sparse_ndim
+    sparse_axes = [a for a in axes if a < s]
+    dense_axes = [a - s for a in axes if a >= s]
+    dense_shape = A.dense_shape
+    kept_dense = [d for d in range(len(dense_shape)) if d not in dense_axes]
+    kept_dense_shape = tuple(dense_shape[d] for d in kept_dense)
+    rd = math.prod(dense_shape[d] for d in dense_axes)
+    m = math.prod(kept_dense_shape)
+    groups = _Groups(xp, A, sparse_axes)
+    total = groups.n_red * rd
+    if kind in ("max", "min") and total == 0:
+        raise ValueError(f"{who}: zero-size reduction along axis {axis!r} of shape {A.shape} has no identity")
+
+    compute_dt = out_dt if kind not in ("any", "all", "max", "min") else A.dtype
+    values = A._values
+    fill = xp.broadcast_to(A._fill, dense_shape)
+    if kind in ("any", "all"):
+        values, fill = values != 0, fill != 0
+    elif values.dtype != compute_dt:
+        values, fill = xp.astype(values, compute_dt), xp.astype(fill, compute_dt)
+    perm_v = [0] + [1 + d for d in kept_dense] + [1 + d for d in dense_axes]
+    perm_f = kept_dense + dense_axes
+    vals = xp.reshape(xp.permute_dims(values, tuple(perm_v)), (A.nse, m, rd))
+    fills = xp.reshape(xp.permute_dims(fill, tuple(perm_f)) if perm_f else fill, (1, m, rd))
+
+    keys, result, counts = _grouped(xp, kind, groups, vals, fills, total, correction)
+    empty_result = _finish(xp, kind, *_empty_group(xp, kind, fills), xp.zeros((1, 1), dtype=xp.int64), groups.n_red, fills, total, correction)
+
+    if kind in ("mean", "var", "std", "sum", "prod") and result.dtype != out_dt:
+        result, empty_result = xp.astype(result, out_dt), xp.astype(empty_result, out_dt)
+    out_dense = tuple(1 if d in dense_axes else dense_shape[d] for d in range(len(dense_shape))) if keepdims else kept_dense_shape
+    if not groups.kept and sparse_axes:
+        dense = result if result.shape[0] else empty_result
+        final_shape = tuple(1 if a in axes else A.shape[a] for a in range(A.ndim)) if keepdims else tuple(
+            A.shape[a] for a in range(A.ndim) if a not in axes
+        )
+        return xp.reshape(dense, final_shape)
+
+    from ._coo import COO
+
+    nu = result.shape[0]
+    if groups.identity:
+        indices = A._indices
+        out_sparse = A.sparse_shape
+    else:
+        kept_idx = unravel(xp, keys, groups.kept_shape, A._indices.dtype)
+        if keepdims:
+            rows, it = [], 0
+            for d in range(s):
+                if d in sparse_axes:
+                    rows.append(xp.zeros((1, nu), dtype=A._indices.dtype))
+                else:
+                    rows.append(kept_idx[it : it + 1, :])
+                    it += 1
+            indices = xp.concat(rows, axis=0) if rows else kept_idx
+            out_sparse = tuple(1 if d in sparse_axes else A.shape[d] for d in range(s))
+        else:
+            indices = kept_idx
+            out_sparse = groups.kept_shape
+    values_out = xp.reshape(result, (nu, *out_dense))
+    fill_out = xp.reshape(empty_result, out_dense)
+    return COO._from_parts(xp, indices, values_out, out_sparse + out_dense, fill_out, coalesced=True)
+
+
+def _local(xp, kind, block):
+    """Reduce the last axis (the reduced dense axes) of ``block`` (..., rd)."""
+    if kind in ("sum", "mean", "var", "std"):
+        return xp.sum(block, axis=-1)
+    if kind == "prod":
+        return xp.prod(block, axis=-1)
+    if kind in ("max", "any"):
+        return xp.max(block, axis=-1) if block.dtype != xp.bool else xp.any(block, axis=-1)
+    return xp.min(block, axis=-1) if block.dtype != xp.bool else xp.all(block, axis=-1)
+
+
+_GROUP_OP = {"sum": "sum", "mean": "sum", "var": "sum", "std": "sum", "prod": "prod", "max": "max", "any": "max", "min": "min", "all": "min"}
+
+
+def _empty_group(xp, kind, fills):
+    m = fills.shape[1]
+    if kind == "prod":
+        return (xp.ones((1, m), dtype=fills.dtype),)
+    if kind in ("any", "all", "max", "min"):
+        return (fills[:, :, 0] if fills.shape[2] else xp.zeros((1, m), dtype=fills.dtype),)
+    return (xp.zeros((1, m), dtype=fills.dtype),)
+
+
+def _grouped(xp, kind, groups, vals, fills, total, correction):
+    rows = _local(xp, kind, vals) if vals.shape[2] else _empty_rows(xp, kind, vals)
+    keys, seg, counts = groups.reduce(xp, rows, _GROUP_OP[kind])
+    counts = xp.reshape(counts, (counts.shape[0], 1))
+    if kind not in ("var", "std"):
+        return keys, _finish(xp, kind, seg, counts, groups.n_red, fills, total, correction), counts
+    mean = _finish(xp, "mean", seg, counts, groups.n_red, fills, total, correction)
+    # second pass: squared deviations from each group's mean
+    if groups.identity:
+        entry_mean = mean
+    else:
+        gid = xp.searchsorted(keys, groups.keys)
+        entry_mean = xp.take(mean, gid, axis=0)
+    dev = vals - xp.reshape(entry_mean, (*entry_mean.shape, 1))
+    sq = xp.real(dev * xp.conj(dev)) if xp.isdtype(dev.dtype, "complex floating") else dev * dev
+    _, seg_dev, _ = groups.reduce(xp, xp.sum(sq, axis=-1), "sum")
+    fdev = fills - xp.reshape(mean, (*mean.shape, 1))
+    fsq = xp.real(fdev * xp.conj(fdev)) if xp.isdtype(fdev.dtype, "complex floating") else fdev * fdev
+    missing = xp.astype(groups.n_red - counts, seg_dev.dtype)
+    ss = seg_dev + missing * xp.sum(fsq, axis=-1)
+    return keys, _spread(xp, kind, ss, total, correction), counts
+
+
+def _empty_rows(xp, kind, vals):
+    n, m, _ = vals.shape
+    if kind == "prod":
+        return xp.ones((n, m), dtype=vals.dtype)
+    return xp.zeros((n, m), dtype=vals.dtype)
+
+
+def _spread(xp, kind, ss, total, correction):
+    var = ss / (total - correction)
+    return xp.sqrt(var) if kind == "std" else var
+
+
+def _finish(xp, kind, seg, counts, n_red, fills, total, correction):
+    """Combine a group's reduced specified part with its ``n_red - counts`` fill positions."""
+    fr = _local(xp, kind, fills) if fills.shape[2] else _empty_rows(xp, kind, fills)
+    missing = n_red - counts
+    if kind in ("sum", "mean", "var", "std"):
+        out = seg + xp.astype(missing, seg.dtype) * fr
+        if kind == "mean":
+            out = out / total
+        elif kind in ("var", "std"):  # only reached for the empty group: all positions hold the fill
+            mean = out / total
+            dev = fills - xp.reshape(mean, (*mean.shape, 1))
+            sq = xp.real(dev * xp.conj(dev)) if xp.isdtype(dev.dtype, "complex floating") else dev * dev
+            return _spread(xp, kind, xp.astype(xp.asarray(n_red), sq.dtype) * xp.sum(sq, axis=-1), total, correction)
+        return out
+    if kind == "prod":
+        return seg * xp.pow(fr, xp.astype(missing, fr.dtype))
+    combine = {"max": xp.maximum, "min": xp.minimum, "any": xp.logical_or, "all": xp.logical_and}[kind]
+    some_missing = missing > 0
+    none_specified = counts == 0
+    return xp.where(none_specified, fr, xp.where(some_missing, combine(seg, fr), seg))
+
+
+def _make(kind):
+    if kind in ("sum", "prod"):
+
+        def func(x, /, *, axis=None, dtype=None, keepdims=False):
+            return _reduce(x, axis, keepdims, kind, dtype=dtype)
+
+    elif kind in ("var", "std"):
+
+        def func(x, /, *, axis=None, correction=0.0, keepdims=False):
+            return _reduce(x, axis, keepdims, kind, correction=correction)
+
+    else:
+
+        def func(x, /, *, axis=None, keepdims=False):
+            return _reduce(x, axis, keepdims, kind)
+
+    func.__name__ = func.__qualname__ = kind
+    func.__doc__ = (
+        f"``{kind}`` over ``axis`` (int, tuple or None), unspecified elements counted through the fill value.\n\n"
+        "Returns a dense array when every sparse dim is reduced, else a COO over the kept sparse dims."
+    )
+    return func
+
+
+for _kind in __all__:
+    globals()[_kind] = _make(_kind)

@@ -1,0 +1,19 @@
+"""Which kernel serves which (operation, layout, backend): the one table the registry is filled from.
+
+Kernel modules are named, not imported: ``_dispatch`` imports them on first use. Generic
+implementations register themselves next to their code (``_segments.py``, ``_merge.py``, ...).
+"""
+
+from ._dispatch import register
+
+KERNELS = [
+    # op,                 layout, backend, "module:function"
+    ("coalesce",         "coo", "numba", "sparray.kernels.cpu.coalesce:coalesce"),
+    ("merge_pattern",    "coo", "numba", "sparray.kernels.cpu.merge:merge_pattern"),
+    ("gather_with_fill", "coo", "numba", "sparray.kernels.cpu.merge:gather_with_fill"),
+    ("group_reduce",     "coo", "numba", "sparray.kernels.cpu.group_reduce:group_reduce"),
+    ("to_dense",         "coo", "numba", "sparray.kernels.cpu.dense:to_dense"),
+]  # fmt: skip
+
+for _op, _layout, _backend, _target in KERNELS:
+    register(_op, _layout, _backend, _target)

@@ -1,0 +1,78 @@
+"""Generic (pure array-API) sort-and-segment primitives, the reference for the numba kernels.
+
+The array API has no scatter-add, so grouped reductions sort rows by key and reduce each run of
+equal keys with a segmented inclusive scan (Hillis-Steele doubling: ``log2(longest run)`` passes
+of ``where(same_segment, op(x[i], x[i-d]), x[i])``). It is exact (no prefix-sum differences) and
+works on every namespace.
+
+Registered in the device registry as the ``"generic"`` implementations of
+
+- ``coalesce(keys, values) -> (ukeys, uvalues)``: duplicates summed (bool: or);
+- ``group_reduce(keys, values, nkeys, op) -> (ukeys, acc, counts)``, op in sum/prod/max/min.
+
+``values`` are always 2-d ``(n, m)``; keys int64 in ``[0, nkeys)``.
+"""
+
+from __future__ import annotations
+
+from ._dispatch import register
+
+__all__ = ["segment_reduce_sorted", "coalesce_generic", "group_reduce_generic", "OPS"]
+
+OPS = ("sum", "prod", "max", "min")
+
+
+def _combine(xp, op, dtype):
+    if dtype == xp.bool:
+        return {"sum": xp.logical_or, "max": xp.logical_or, "prod": xp.logical_and, "min": xp.logical_and}[op]
+    return {"sum": xp.add, "prod": xp.multiply, "max": xp.maximum, "min": xp.minimum}[op]
+
+
+def segment_reduce_sorted(xp, starts, values, op):
+    """Reduce contiguous runs of rows of ``values`` (n, m); ``starts[i]`` marks the first row of a run.
+
+    Returns ``(acc, counts)``: one row per run, in order, and the run lengths.
+    """
+    n = values.shape[0]
+    if n == 0:
+        return values[:0, ...], xp.zeros((0,), dtype=xp.int64)
+    combine = _combine(xp, op, values.dtype)
+    seg = xp.cumulative_sum(xp.astype(starts, xp.int64)) - 1
+    start_pos = xp.nonzero(starts)[0]
+    end_pos = xp.concat([start_pos[1:] - 1, xp.asarray([n - 1], dtype=start_pos.dtype)])
+    counts = xp.astype(end_pos - start_pos + 1, xp.int64)
+    longest = int(xp.max(counts))
+    acc = values
+    d = 1
+    while d < longest:
+        same = xp.reshape(seg[d:] == seg[:-d], (n - d, 1))
+        acc = xp.concat([acc[:d, ...], xp.where(same, combine(acc[d:, ...], acc[:-d, ...]), acc[d:, ...])], axis=0)
+        d *= 2
+    return xp.take(acc, end_pos, axis=0), counts
+
+
+def _sorted_runs(xp, keys, values):
+    perm = xp.argsort(keys, stable=True)
+    sk = xp.take(keys, perm)
+    sv = xp.take(values, perm, axis=0)
+    n = sk.shape[0]
+    starts = xp.concat([xp.ones((min(n, 1),), dtype=xp.bool), sk[1:] != sk[:-1]])
+    return sk, sv, starts
+
+
+@register("coalesce", "coo", "generic")
+def coalesce_generic(xp, keys, values):
+    """Sort by key and sum the values of equal keys (bool: logical or)."""
+    sk, sv, starts = _sorted_runs(xp, keys, values)
+    acc, _ = segment_reduce_sorted(xp, starts, sv, "sum")
+    return sk[starts], acc
+
+
+@register("group_reduce", "coo", "generic")
+def group_reduce_generic(xp, keys, values, nkeys, op):
+    """Reduce the rows of ``values`` grouped by ``keys``: (sorted present keys, per-key result, counts)."""
+    if op not in OPS:
+        raise ValueError(f"group_reduce: op must be one of {OPS}; got {op!r}")
+    sk, sv, starts = _sorted_runs(xp, keys, values)
+    acc, counts = segment_reduce_sorted(xp, starts, sv, op)
+    return sk[starts], acc, counts
