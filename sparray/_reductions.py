@@ -174,7 +174,8 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
             out_sparse = groups.kept_shape
     values_out = xp.reshape(result, (nu, *out_dense))
     fill_out = xp.reshape(empty_result, out_dense)
-    return COO._from_parts(xp, indices, values_out, out_sparse + out_dense, fill_out, coalesced=True)
+    coalesced = A._coalesced if groups.identity else True  # identity groups keep A's (maybe duplicate) positions
+    return COO._from_parts(xp, indices, values_out, out_sparse + out_dense, fill_out, coalesced=coalesced)
 
 
 def _local(xp, kind, block):
@@ -219,13 +220,13 @@ def _grouped(xp, kind, groups, vals, fills, total, correction):
     fdev = fills - xp.reshape(mean, (*mean.shape, 1))
     fsq = xp.real(fdev * xp.conj(fdev)) if xp.isdtype(fdev.dtype, "complex floating") else fdev * fdev
     missing = xp.astype(groups.n_red - counts, seg_dev.dtype)
-    ss = seg_dev + missing * xp.sum(fsq, axis=-1)
+    ss = xp.where(missing > 0, seg_dev + missing * xp.sum(fsq, axis=-1), seg_dev)  # 0 * inf is no term
     return keys, _spread(xp, kind, ss, total, correction), counts
 
 
 def _empty_rows(xp, kind, vals):
     n, m, _ = vals.shape
-    if kind == "prod":
+    if kind in ("prod", "all"):
         return xp.ones((n, m), dtype=vals.dtype)
     return xp.zeros((n, m), dtype=vals.dtype)
 
@@ -240,7 +241,7 @@ def _finish(xp, kind, seg, counts, n_red, fills, total, correction):
     fr = _local(xp, kind, fills) if fills.shape[2] else _empty_rows(xp, kind, fills)
     missing = n_red - counts
     if kind in ("sum", "mean", "var", "std"):
-        out = seg + xp.astype(missing, seg.dtype) * fr
+        out = xp.where(missing > 0, seg + xp.astype(missing, seg.dtype) * fr, seg)  # 0 * nan is no term
         if kind == "mean":
             out = out / total
         elif kind in ("var", "std"):  # only reached for the empty group: all positions hold the fill
@@ -254,7 +255,9 @@ def _finish(xp, kind, seg, counts, n_red, fills, total, correction):
     combine = {"max": xp.maximum, "min": xp.minimum, "any": xp.logical_or, "all": xp.logical_and}[kind]
     some_missing = missing > 0
     none_specified = counts == 0
-    return xp.where(none_specified, fr, xp.where(some_missing, combine(seg, fr), seg))
+    identity = xp.full_like(fr, kind == "all") if kind in ("any", "all") else fr  # max/min: total > 0 here
+    only_fill = xp.where(some_missing, fr, identity)
+    return xp.where(none_specified, only_fill, xp.where(some_missing, combine(seg, fr), seg))
 
 
 def _make(kind):
