@@ -170,7 +170,7 @@ def _sparse_other(name, A, other, *, sparse_first):
     first = fill_field[0, ...] if npos else None
     if npos and bool(xp.all(same_value(xp, fill_field, xp.broadcast_to(first, fill_field.shape)))):
         fill = as_fill_array(xp, first, values.dtype)
-        if fill.ndim and bool(xp.all(same_value(xp, fill, xp.reshape(fill, (-1,))[0]))):
+        if fill.ndim and math.prod(fill.shape) and bool(xp.all(same_value(xp, fill, xp.reshape(fill, (-1,))[0]))):
             fill = xp.reshape(fill, (-1,))[0]
         return A._replace_values(values, fill)
     dense = A.to_dense()

@@ -110,8 +110,13 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
 
         given = resolve_dtype(xp, dtype)
     out_dt = _result_dtype(xp, kind, A.dtype, given)
-    if not (kind == "sum" and fill_is_zero(xp, A._fill)):
-        A = A.coalesce()  # counts of unspecified positions need unique positions
+    compute_dt = out_dt if kind not in ("any", "all", "max", "min") else A.dtype
+    if kind in ("var", "std") and xp.isdtype(A.dtype, "complex floating"):
+        compute_dt = A.dtype  # deviations are complex; only |dev|**2 (and so the result) is real
+    if not (kind == "sum" and fill_is_zero(xp, A._fill) and compute_dt == A.dtype and A.dtype != xp.bool):
+        # counts of unspecified positions need unique positions; so does a sum whose cast is
+        # not linear (bool duplicates or together, a cast to int truncates the summed element)
+        A = A.coalesce()
     A._check_contents()
     s = A.sparse_ndim
     sparse_axes = [a for a in axes if a < s]
@@ -126,11 +131,11 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
     if kind in ("max", "min") and total == 0:
         raise ValueError(f"{who}: zero-size reduction along axis {axis!r} of shape {A.shape} has no identity")
 
-    compute_dt = out_dt if kind not in ("any", "all", "max", "min") else A.dtype
     values = A._values
     fill = xp.broadcast_to(A._fill, dense_shape)
     if kind in ("any", "all"):
-        values, fill = values != 0, fill != 0
+        if values.dtype != xp.bool:  # strict namespaces do not compare bool arrays with 0
+            values, fill = values != 0, fill != 0
     elif values.dtype != compute_dt:
         values, fill = xp.astype(values, compute_dt), xp.astype(fill, compute_dt)
     perm_v = [0] + [1 + d for d in kept_dense] + [1 + d for d in dense_axes]
@@ -232,7 +237,8 @@ def _empty_rows(xp, kind, vals):
 
 
 def _spread(xp, kind, ss, total, correction):
-    var = ss / (total - correction)
+    # array API: the variance is nan when N - correction <= 0 (not inf, nor negative)
+    var = ss / (total - correction) if total - correction > 0 else ss * float("nan")
     return xp.sqrt(var) if kind == "std" else var
 
 

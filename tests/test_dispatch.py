@@ -1,0 +1,107 @@
+"""The device registry: backends, forcing one, lazy kernel imports, fallback warnings, cross-checks."""
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from sparray_testing import FILLS, assert_matches_dense, make_coo
+
+import sparray
+from sparray import _dispatch
+from sparray._registry_table import KERNELS
+
+
+def test_backends_lists_generic_last():
+    names = sparray.backends()
+    assert names[-1] == "generic"
+    assert "numba" in names  # numba is a core dependency
+
+
+def test_kernel_table_has_every_registered_op():
+    table = sparray.kernel_table()
+    for op, layout, backend, _ in KERNELS:
+        assert f"{op} [{layout}]" in table
+        assert (op, layout, "generic") in _dispatch._REGISTRY, f"{op} has a kernel but no generic reference"
+
+
+def test_use_backend_forces_generic():
+    seen = []
+    original = _dispatch._REGISTRY[("coalesce", "coo", "generic")]
+
+    def spy(xp, *args):
+        seen.append(True)
+        return original(xp, *args)
+
+    _dispatch._REGISTRY[("coalesce", "coo", "generic")] = spy
+    try:
+        A = sparray.COO([[1, 0]], [1.0, 2.0], shape=(2,))
+        with sparray.use_backend("generic"):
+            A.coalesce()
+        assert seen
+    finally:
+        _dispatch._REGISTRY[("coalesce", "coo", "generic")] = original
+
+
+def test_declined_kernel_falls_back_and_warns_once():
+    from sparray.kernels import KernelDeclined
+
+    key = ("coalesce", "coo", "numba")
+    original = _dispatch._REGISTRY[key]
+
+    def declining(*args):
+        raise KernelDeclined("float16 values are not supported; cast to float32")
+
+    _dispatch._REGISTRY[key] = declining
+    _dispatch._WARNED.clear()
+    try:
+        A = sparray.COO([[1, 0, 1]], [1.0, 2.0, 3.0], shape=(2,))
+        with pytest.warns(sparray.SparrayPerformanceWarning, match="declined.*float16"):
+            C = A.coalesce()
+        np.testing.assert_array_equal(C.to_dense(), [2.0, 4.0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            sparray.COO([[1, 0, 1]], [1.0, 2.0, 3.0], shape=(2,)).coalesce()  # warned once only
+    finally:
+        _dispatch._REGISTRY[key] = original
+
+
+def test_import_loads_no_heavy_modules():
+    code = (
+        "import sys, time; t = time.perf_counter(); import sparray; dt = time.perf_counter() - t; "
+        "bad = [m for m in ('numba', 'cupy', 'scipy', 'torch', 'sparse', 'sparray.kernels.cpu.coalesce') if m in sys.modules]; "
+        "print(bad, dt)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.startswith("[]"), out
+
+
+@pytest.mark.parametrize("fill", FILLS)
+@pytest.mark.parametrize("shape,s", [((50, 40), 2), ((30, 6, 3), 2), ((200,), 1), ((7, 5, 4), 1)])
+def test_kernels_match_generic(shape, s, fill):
+    """Every registered kernel gives the generic path's answer on the same inputs."""
+    rng = np.random.default_rng(7)
+    A, D = make_coo(rng, shape, s, density=0.3, fill=fill, duplicates=True)
+    B, _ = make_coo(rng, shape, s, density=0.3, fill=1.0, duplicates=True)
+    ops = {
+        "coalesce": lambda: A.coalesce(),
+        "to_dense": lambda: A.to_dense(),
+        "add": lambda: A + B,
+        "multiply": lambda: A * B,
+        "sum0": lambda: sparray.sum(A, axis=0),
+        "max_last": lambda: sparray.max(A, axis=-1) if A.size else A,
+        "var_all": lambda: sparray.var(A) if A.size else A,
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for name, op in ops.items():
+            fast = op()
+            with sparray.use_backend("generic"):
+                ref = op()
+            if isinstance(ref, sparray.SparseArray):
+                assert isinstance(fast, sparray.SparseArray), name
+                np.testing.assert_array_equal(np.asarray(fast.indices), np.asarray(ref.indices), err_msg=name)
+                np.testing.assert_allclose(fast.values, ref.values, rtol=1e-12, equal_nan=True, err_msg=name)
+                ref = ref.to_dense()
+            assert_matches_dense(fast, ref)

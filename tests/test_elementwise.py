@@ -1,0 +1,258 @@
+"""Element-wise functions and operators against dense NumPy, fill values included (RFC points 8-9)."""
+
+import math
+import warnings
+
+import array_api_compat.numpy as npx
+import numpy as np
+import pytest
+from hypothesis import given
+from sparray_testing import FILLS, SHAPES, assert_matches_dense, coo_cases, make_coo
+
+import sparray
+from sparray._elementwise import BINARY, UNARY
+
+FLOAT_UNARY = [n for n in UNARY if n not in ("bitwise_invert", "logical_not")]
+FLOAT_BINARY = [n for n in BINARY if not n.startswith(("bitwise", "logical"))]
+INT_BINARY = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+              "floor_divide", "remainder", "add", "multiply", "maximum"]  # fmt: skip
+BOOL_BINARY = ["logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "equal"]
+
+
+def np_func(name):
+    """The reference: the same function of NumPy's array-API namespace (the identity is f(A).to_dense() == f(dense))."""
+    return getattr(npx, name)
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+def cases(rng, **kw):
+    for shape, s in SHAPES:
+        for fill in FILLS:
+            for dup in (False, True):
+                yield make_coo(rng, shape, s, density=0.5, fill=fill, duplicates=dup, dense_fill=dup, **kw)
+
+
+@pytest.mark.parametrize("name", FLOAT_UNARY)
+def test_unary_matches_dense(name, backend):
+    rng = np.random.default_rng(1)
+    f = getattr(sparray, name)
+    for A, D in cases(rng):
+        R = f(A)
+        assert isinstance(R, sparray.COO)
+        assert_matches_dense(R, np_func(name)(D), fill=np_func(name)(np.asarray(A.fill_value)))
+
+
+@pytest.mark.parametrize("name", ["abs", "exp", "sqrt", "conj", "real", "imag", "square", "isnan", "sign"])
+def test_unary_complex(name, backend):
+    rng = np.random.default_rng(2)
+    for A, D in cases(rng, dtype="complex128"):
+        assert_matches_dense(getattr(sparray, name)(A), np_func(name)(D))
+
+
+def test_unary_keeps_pattern_and_linear_ops_keep_duplicates():
+    A = sparray.COO([[0, 2, 0]], [1.0, 2.0, 3.0], shape=(4,), fill_value=1.0)
+    N = -A
+    assert N.nse == 3 and not N.is_coalesced  # negative is linear: duplicates kept lazily
+    np.testing.assert_array_equal(N.to_dense(), [-4.0, -1.0, -2.0, -1.0])
+    E = sparray.exp(A)  # non-linear: coalesced first, exp(1 + 3) not exp(1) + exp(3)
+    assert E.nse == 2 and E.is_coalesced
+    np.testing.assert_allclose(E.to_dense(), np.exp([4.0, 1.0, 2.0, 1.0]))
+
+
+@pytest.mark.parametrize("name", FLOAT_BINARY)
+def test_binary_sparse_sparse(name, backend):
+    rng = np.random.default_rng(3)
+    f, g = getattr(sparray, name), np_func(name)
+    for A, D in cases(rng):
+        B, E = make_coo(rng, A.shape, A.sparse_ndim, density=0.3, fill=float(rng.choice([0.0, 2.0, np.inf])))
+        R = f(A, B)
+        assert isinstance(R, sparray.COO)
+        assert_matches_dense(R, g(D, E), fill=g(np.asarray(A.fill_value), np.asarray(B.fill_value)))
+
+
+@pytest.mark.parametrize("name", FLOAT_BINARY)
+def test_binary_with_scalars(name, backend):
+    rng = np.random.default_rng(4)
+    f, g = getattr(sparray, name), np_func(name)
+    for A, D in cases(rng):
+        assert_matches_dense(f(A, 2.0), g(D, 2.0))
+        assert_matches_dense(f(3.0, A), g(3.0, D))
+        assert_matches_dense(f(A, np.asarray(0.5)), g(D, np.asarray(0.5)))
+
+
+@pytest.mark.parametrize("name", FLOAT_BINARY)
+def test_binary_with_dense_arrays(name, backend):
+    rng = np.random.default_rng(5)
+    f, g = getattr(sparray, name), np_func(name)
+    for A, D in cases(rng):
+        E = rng.standard_normal(A.shape)
+        assert_matches_dense(f(A, E), g(D, E), check_dtype=False)
+        assert_matches_dense(f(E, A), g(E, D), check_dtype=False)
+        if A.ndim:
+            row = rng.standard_normal(A.shape[-1])  # broadcasts along the last dim only
+            assert_matches_dense(f(A, row), g(D, row), check_dtype=False)
+
+
+@pytest.mark.parametrize("name", INT_BINARY)
+def test_binary_integer(name, backend):
+    rng = np.random.default_rng(6)
+    f, g = getattr(sparray, name), np_func(name)
+    for shape, s in SHAPES:
+        A, D = make_coo(rng, shape, s, density=0.5, fill=3, dtype="int64", duplicates=True)
+        B, E = make_coo(rng, shape, s, density=0.4, fill=1, dtype="int32")
+        assert_matches_dense(f(A, B), g(D, E))
+    assert_matches_dense(~A, ~D)
+
+
+@pytest.mark.parametrize("name", BOOL_BINARY)
+def test_binary_bool(name, backend):
+    rng = np.random.default_rng(7)
+    f, g = getattr(sparray, name), np_func(name)
+    for shape, s in SHAPES:
+        for fa, fb in [(False, False), (True, False), (True, True)]:
+            A, D = make_coo(rng, shape, s, density=0.5, fill=fa, dtype="bool")
+            B, E = make_coo(rng, shape, s, density=0.5, fill=fb, dtype="bool")
+            assert_matches_dense(f(A, B), g(D, E), fill=g(np.asarray(fa), np.asarray(fb)))
+    assert_matches_dense(sparray.logical_not(A), ~D)
+
+
+def test_rfc_point_9_example():
+    # A = [[1, *], [3, *]] fill 2; B = [[5, *], [*, 8]] fill 6 -> A + B = [[6, *], [9, 10]] fill 8
+    A = sparray.COO([[0, 1], [0, 0]], [1, 3], shape=(2, 2), fill_value=2)
+    B = sparray.COO([[0, 1], [0, 1]], [5, 8], shape=(2, 2), fill_value=6)
+    C = A + B
+    assert int(C.fill_value) == 8 and C.nse == 3
+    np.testing.assert_array_equal(C.to_dense(), [[6, 8], [9, 10]])
+    assert C.indices.tolist() == [[0, 1, 1], [0, 0, 1]] and C.values.tolist() == [6, 9, 10]
+
+
+def test_rfc_signal_example():
+    # a mostly-constant signal with fill 5, scaled and exponentiated, stays sparse and exact
+    signal = sparray.COO([[3, 8, 9, 17]], [7.0, 6.0, 8.0, 9.0], shape=(1000001,), fill_value=5.0)
+    potential = signal * -8.0
+    conc = 3.0 * sparray.exp(-0.01 * potential)
+    assert conc.nse == 4
+    assert float(conc.fill_value) == pytest.approx(3.0 * math.exp(0.4))
+    dense = np.full(1000001, 5.0)
+    dense[[3, 8, 9, 17]] = [7, 6, 8, 9]
+    np.testing.assert_allclose(conc.to_dense(), 3.0 * np.exp(-0.01 * (dense * -8.0)))
+
+
+def test_multiply_zero_fill_is_intersection_unless_inf(backend):
+    A = sparray.COO([[0, 1, 2]], [1.0, 2.0, 3.0], shape=(4,))
+    B = sparray.COO([[1, 2, 3]], [4.0, 5.0, 6.0], shape=(4,))
+    C = A * B
+    assert C.nse == 2 and C.indices.tolist() == [[1, 2]]
+    Binf = sparray.COO([[1, 3]], [4.0, np.inf], shape=(4,))
+    Cinf = A * Binf  # 0 * inf at position 3 is nan: the pattern must keep it
+    np.testing.assert_array_equal(Cinf.to_dense(), np.array([1.0, 2.0, 3.0, 0.0]) * np.array([0, 4, 0, np.inf]))
+    L = A * sparray.COO([[1]], [2.0], shape=(4,), fill_value=1.0)  # B's fill 1 keeps A's positions
+    assert L.indices.tolist() == [[0, 1, 2]]
+    np.testing.assert_array_equal(L.to_dense(), [1.0, 4.0, 3.0, 0.0])
+
+
+def test_sparse_times_dense_stays_sparse_sparse_plus_dense_is_dense(backend):
+    A = sparray.COO([[0, 2]], [1.0, 2.0], shape=(3,))
+    D = np.array([5.0, 6.0, 7.0])
+    P = A * D
+    assert isinstance(P, sparray.COO) and P.nse == 2
+    np.testing.assert_array_equal(P.to_dense(), [5.0, 0.0, 14.0])
+    S = A + D
+    assert isinstance(S, np.ndarray)
+    np.testing.assert_array_equal(S, [6.0, 6.0, 9.0])
+    Dinf = np.array([5.0, np.inf, 7.0])
+    Q = A * Dinf  # 0 * inf = nan at an unspecified position: not one fill any more
+    np.testing.assert_array_equal(Q if isinstance(Q, np.ndarray) else Q.to_dense(), A.to_dense() * Dinf)
+
+
+def test_broadcasting_sparse_sparse(backend):
+    rng = np.random.default_rng(8)
+    A, D = make_coo(rng, (3, 1, 4), density=0.5, fill=1.0)
+    B, E = make_coo(rng, (5, 1), density=0.5, fill=2.0)
+    R = A + B
+    assert R.shape == (3, 5, 4)
+    assert_matches_dense(R, D + E)
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        A + make_coo(rng, (3, 2, 5))[0]
+
+
+def test_mixed_sparse_and_dense_dims(backend):
+    rng = np.random.default_rng(9)
+    A, D = make_coo(rng, (4, 3), 1, density=0.5, fill=1.0)  # hybrid: rows sparse, columns dense
+    B, E = make_coo(rng, (4, 3), 2, density=0.5, fill=2.0)
+    assert_matches_dense(A * B, D * E)
+    assert_matches_dense(B - A, E - D)
+
+
+def test_dense_part_fill_result_from_row_operand(backend):
+    rng = np.random.default_rng(10)
+    A, D = make_coo(rng, (5, 3), 1, density=0.4, fill=0.5)
+    row = np.array([1.0, 2.0, 3.0])
+    R = A * row
+    assert R.nse == A.coalesce().nse
+    assert R.fill_value.shape == (3,)
+    assert_matches_dense(R, D * row, fill=0.5 * row)
+
+
+def test_operators_forward_to_functions(backend):
+    rng = np.random.default_rng(11)
+    A, D = make_coo(rng, (4, 5), density=0.4, fill=1.0)
+    B, E = make_coo(rng, (4, 5), density=0.4, fill=-2.0)
+    for got, want in [
+        (A + B, D + E), (A - B, D - E), (A * B, D * E), (A / B, D / E), (A // B, D // E), (A % B, D % E),
+        (A**2, D**2), (2**A, 2**D), (1 - A, 1 - D), (-A, -D), (+A, +D), (abs(B), abs(E)),
+        (A < B, D < E), (A <= B, D <= E), (A > B, D > E), (A >= B, D >= E), (A == B, D == E), (A != B, D != E),
+        (D + A, D + D), (A + D, D + D),
+    ]:  # fmt: skip
+        assert_matches_dense(got, want, check_dtype=False)
+    Ai, Di = make_coo(rng, (4, 5), density=0.4, fill=6, dtype="int64")
+    for got, want in [(Ai & 3, Di & 3), (Ai | 1, Di | 1), (Ai ^ 5, Di ^ 5), (Ai << 1, Di << 1), (Ai >> 1, Di >> 1), (~Ai, ~Di)]:
+        assert_matches_dense(got, want)
+
+
+def test_clip(backend):
+    rng = np.random.default_rng(12)
+    for A, D in cases(rng):
+        assert_matches_dense(sparray.clip(A, -0.5, 0.5), np.clip(D, -0.5, 0.5))
+
+
+def test_array_api_strict_components(backend):
+    xps = pytest.importorskip("array_api_strict")
+    rng = np.random.default_rng(13)
+    A, D = make_coo(rng, (4, 3), density=0.5, fill=1.0, xp=xps, duplicates=True)
+    B, E = make_coo(rng, (4, 3), density=0.5, fill=np.nan, xp=xps)
+    for got, want in [(sparray.exp(A), np.exp(D)), (A + B, D + E), (A * 2.0, D * 2.0), (A > B, D > E)]:
+        assert type(got.values).__module__.startswith("array_api_strict")
+        assert_matches_dense(got, want)
+    with pytest.raises(TypeError, match="namespace"):
+        A + np.ones((4, 3))
+
+
+def test_mixing_namespaces_is_a_type_error():
+    xps = pytest.importorskip("array_api_strict")
+    A = sparray.COO([[0]], [1.0], shape=(2,))
+    B = sparray.COO(xps.asarray([[1]]), xps.asarray([2.0]), shape=(2,))
+    with pytest.raises(TypeError, match="namespace"):
+        A + B
+
+
+@given(coo_cases())
+def test_identity_f_of_A_to_dense_property(case):
+    A, D = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for name in ("exp", "sin", "isnan", "negative", "square"):
+            assert_matches_dense(getattr(sparray, name)(A), np_func(name)(D))
+        assert_matches_dense(A * A - 1.0, D * D - 1.0)
+
+
+def test_every_standard_elementwise_name_is_exported():
+    for name in list(UNARY) + list(BINARY) + ["clip"]:
+        assert callable(getattr(sparray, name)), name
+        assert name in sparray.__all__
