@@ -1,0 +1,392 @@
+"""Tests of the numba CPU kernels (sparray.kernels.cpu) against plain NumPy references."""
+
+import numpy as np
+import pytest
+
+from sparray.kernels import KernelDeclined
+from sparray.kernels.cpu import _sort, coalesce as co, group_reduce as gr, merge as mg
+
+DTYPES = [np.bool_, np.int32, np.int64, np.uint8, np.float32, np.float64, np.complex128]
+ALL_DTYPES = DTYPES + [np.int8, np.int16, np.uint16, np.uint32, np.uint64, np.complex64]
+
+
+def rand_values(rng, n, m, dtype, nan=False):
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        v = rng.random((n, m)) < 0.3
+    elif dtype.kind in "iu":
+        v = rng.integers(0, 5, (n, m)).astype(dtype)
+    elif dtype.kind == "f":
+        v = rng.standard_normal((n, m)).astype(dtype)
+    else:
+        v = (rng.standard_normal((n, m)) + 1j * rng.standard_normal((n, m))).astype(dtype)
+        # equal real parts exercise the lexicographic comparison
+        v.real[rng.random((n, m)) < 0.3] = 0.5
+    if nan and n and dtype.kind in "fc":
+        v[rng.random((n, m)) < 0.05] = np.nan
+    return v
+
+
+def ufunc_reduce_ref(keys, values, op):
+    """Reference group reduction: start each group with its first row, fold the rest in
+    input order with ufunc.at."""
+    uk, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    acc = values[first].copy()
+    rest = np.ones(len(keys), bool)
+    rest[first] = False
+    uf = {
+        "sum": np.logical_or if values.dtype == np.bool_ else np.add,
+        "prod": np.multiply,
+        "max": np.maximum,
+        "min": np.minimum,
+    }[op]
+    uf.at(acc, inv.reshape(-1)[rest], values[rest])
+    return uk, acc, np.bincount(inv.reshape(-1), minlength=len(uk))
+
+
+def assert_same(actual, expected):
+    assert actual.dtype == expected.dtype
+    assert actual.shape == expected.shape
+    if actual.dtype.kind in "fc":
+        np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(actual, expected)
+
+
+# ---------------------------------------------------------------------------------------
+# _sort
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("nchunks", [None, 1, 3])
+@pytest.mark.parametrize(
+    "n,hi", [(0, 1), (1, 5), (50, 10), (40000, 7), (70000, 1 << 40), (40000, 1 << 62)]
+)
+def test_radix_argsort(n, hi, nchunks):
+    rng = np.random.default_rng(n + hi % 1000)
+    keys = rng.integers(0, hi, n)
+    sk, perm = _sort.radix_argsort(keys, nchunks=nchunks)
+    ref = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(perm, ref)
+    np.testing.assert_array_equal(sk, keys[ref])
+
+
+def test_radix_argsort_constant_and_negative():
+    keys = np.full(40000, 123, np.int64)
+    sk, perm = _sort.radix_argsort(keys)
+    np.testing.assert_array_equal(perm, np.arange(40000))
+    with pytest.raises(ValueError):
+        _sort.radix_argsort(np.array([3, -1, 2]))
+
+
+def test_sortedness():
+    assert _sort.sortedness(np.array([], np.int64)) == (True, True)
+    assert _sort.sortedness(np.array([4])) == (True, True)
+    assert _sort.sortedness(np.array([1, 2, 2])) == (False, True)
+    assert _sort.sortedness(np.array([1, 3, 2])) == (False, False)
+    big = np.arange(200000)
+    assert _sort.sortedness(big) == (True, True)
+    big[150000] = big[150001]
+    assert _sort.sortedness(big) == (False, True)
+    big[100] = 10**9
+    assert _sort.sortedness(big) == (False, False)
+    assert co.is_strictly_increasing(np.arange(5))
+    assert not co.is_strictly_increasing(np.array([0, 0]))
+
+
+# ---------------------------------------------------------------------------------------
+# coalesce
+# ---------------------------------------------------------------------------------------
+
+
+def check_coalesce(keys, values):
+    uk, uv = co.coalesce(keys, values)
+    rk, rv, _ = ufunc_reduce_ref(keys, values, "sum") if len(keys) else (
+        np.empty(0, np.int64), values[:0], None)
+    np.testing.assert_array_equal(uk, rk)
+    assert uk.dtype == np.int64
+    assert_same(uv, rv)
+    assert np.all(np.diff(uk) > 0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m", [1, 3])
+@pytest.mark.parametrize("n", [0, 1, 37])
+def test_coalesce_small(n, m, dtype):
+    rng = np.random.default_rng(n * 7 + m)
+    keys = rng.integers(0, max(n // 2, 1), n)
+    check_coalesce(keys, rand_values(rng, n, m, dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.bool_])
+@pytest.mark.parametrize("m", [1, 3])
+def test_coalesce_large(m, dtype):
+    rng = np.random.default_rng(m)
+    n = 60000
+    keys = rng.integers(0, 10**11, n)
+    keys[rng.integers(0, n, 3000)] = keys[rng.integers(0, n, 3000)]  # some duplicates
+    check_coalesce(keys, rand_values(rng, n, m, dtype))
+
+
+@pytest.mark.parametrize("n", [5, 50000])
+def test_coalesce_orders(n):
+    rng = np.random.default_rng(n)
+    v = rand_values(rng, n, 2, np.float64)
+    inc = np.arange(n, dtype=np.int64) * 3
+    check_coalesce(inc, v)  # strictly increasing: copies
+    uk, uv = co.coalesce(inc, v)
+    assert not np.shares_memory(uk, inc) and not np.shares_memory(uv, v)
+    check_coalesce(inc[::-1].copy(), v)  # reverse-sorted
+    check_coalesce(np.sort(rng.integers(0, n // 2 + 1, n)), v)  # sorted with duplicates
+    check_coalesce(np.full(n, 7, np.int64), v)  # all duplicates
+
+
+def test_coalesce_deterministic_order():
+    # the sum runs in input order: compare exactly with a sequential reference
+    rng = np.random.default_rng(0)
+    n = 50000
+    keys = rng.integers(0, 100, n)
+    v = (rng.standard_normal((n, 1)) * 10.0 ** rng.integers(-8, 8, (n, 1)))
+    uk, uv = co.coalesce(keys, v)
+    for t, k in enumerate(uk[:5]):
+        s = 0.0
+        for x in v[keys == k, 0]:
+            s += x
+        assert uv[t, 0] == s
+
+
+def test_coalesce_errors():
+    with pytest.raises(ValueError):
+        co.coalesce(np.array([1, 2]), np.ones((3, 1)))
+    with pytest.raises(ValueError):
+        co.coalesce(np.array([1, 2]), np.ones(2))
+    with pytest.raises(ValueError):
+        co.coalesce(np.array([-1, 2]), np.ones((2, 1)))
+    with pytest.raises(ValueError):
+        co.coalesce(np.array([3, -1, 2]), np.ones((3, 1)))
+    with pytest.raises(KernelDeclined):
+        co.coalesce(np.array([1, 2]), np.ones((2, 1), np.float16))
+    with pytest.raises(KernelDeclined):
+        co.coalesce(np.array([1, 2]), np.ones((2, 1), object))
+
+
+# ---------------------------------------------------------------------------------------
+# merge_pattern / gather_with_fill
+# ---------------------------------------------------------------------------------------
+
+
+def merge_ref(ops, mode):
+    if mode == "union":
+        out = np.unique(np.concatenate(ops)) if ops else np.empty(0, np.int64)
+    elif mode == "intersection":
+        out = ops[0]
+        for o in ops[1:]:
+            out = np.intersect1d(out, o)
+    else:
+        out = ops[0]
+    out = out.astype(np.int64)
+    pos = np.full((len(ops), len(out)), -1, np.int64)
+    for i, o in enumerate(ops):
+        j = np.searchsorted(o, out)
+        hit = j < len(o)
+        hit[hit] = o[j[hit]] == out[hit]
+        pos[i, hit] = j[hit]
+    return out, pos
+
+
+def make_ops(rng, sizes, space):
+    return [np.unique(rng.integers(0, space, s)).astype(np.int64) for s in sizes]
+
+
+def check_merge(ops, mode):
+    offsets = np.concatenate([[0], np.cumsum([len(o) for o in ops])]).astype(np.int64)
+    keys = np.concatenate(ops).astype(np.int64) if ops else np.empty(0, np.int64)
+    out, pos = mg.merge_pattern(keys, offsets, mode)
+    rout, rpos = merge_ref(ops, mode)
+    np.testing.assert_array_equal(out, rout)
+    np.testing.assert_array_equal(pos, rpos)
+    assert out.dtype == np.int64 and pos.dtype == np.int64
+    assert pos.shape == (len(ops), len(out))
+
+
+@pytest.mark.parametrize("mode", ["union", "intersection", "left"])
+@pytest.mark.parametrize(
+    "sizes",
+    [(0,), (5,), (0, 0), (10, 0), (0, 10), (20, 30), (0, 7, 9), (15, 40, 25), (3, 3, 3, 3)],
+)
+def test_merge_small(sizes, mode):
+    rng = np.random.default_rng(sum(sizes) + len(sizes))
+    check_merge(make_ops(rng, sizes, 60), mode)
+
+
+@pytest.mark.parametrize("mode", ["union", "intersection", "left"])
+@pytest.mark.parametrize("sizes", [(200000,), (150000, 120000), (100000, 5000, 90000)])
+def test_merge_large(sizes, mode):
+    rng = np.random.default_rng(len(sizes))
+    check_merge(make_ops(rng, sizes, 400000), mode)
+
+
+def test_merge_identical_and_disjoint():
+    a = np.arange(0, 100000, 2, dtype=np.int64)
+    for mode in ["union", "intersection", "left"]:
+        check_merge([a, a.copy()], mode)
+        check_merge([a, a + 1], mode)
+        check_merge([a + 1, a, a[10:20]], mode)
+
+
+def test_merge_errors():
+    keys = np.array([1, 2, 3], np.int64)
+    with pytest.raises(ValueError):
+        mg.merge_pattern(keys, np.array([0, 3]), "xor")
+    with pytest.raises(ValueError):
+        mg.merge_pattern(keys, np.array([0, 2]), "union")  # does not end at len
+    with pytest.raises(ValueError):
+        mg.merge_pattern(keys, np.array([0]), "union")  # no operand
+    with pytest.raises(ValueError):
+        mg.merge_pattern(keys, np.array([0, 3, 2, 3]), "union")  # decreasing
+    # unsorted operands: unspecified result, but it must return without crashing
+    bad = np.random.default_rng(0).integers(0, 1000, 100000)
+    mg.merge_pattern(bad, np.array([0, 50000, 100000]), "union")
+    mg.merge_pattern(bad, np.array([0, 30000, 60000, 100000]), "intersection")
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("m", [1, 3])
+@pytest.mark.parametrize("n", [0, 1, 40])
+def test_gather_with_fill(n, m, dtype):
+    rng = np.random.default_rng(n + m)
+    nse = max(n // 2, 1)
+    values = rand_values(rng, nse, m, dtype)
+    pos = rng.integers(-1, nse, n)
+    fill = rand_values(rng, 1, m, dtype)[0]
+    out = mg.gather_with_fill(values, pos, fill)
+    ref = np.where((pos >= 0)[:, None], values[np.maximum(pos, 0)], fill[None, :])
+    assert out.dtype == values.dtype and out.shape == (n, m)
+    np.testing.assert_array_equal(out, ref)
+
+
+def test_gather_large_and_nan_fill():
+    rng = np.random.default_rng(1)
+    values = rng.standard_normal((70000, 1))
+    pos = rng.integers(-1, 70000, 100000)
+    out = mg.gather_with_fill(values, pos, np.array([np.nan]))
+    ref = np.where((pos >= 0)[:, None], values[np.maximum(pos, 0)], np.nan)
+    np.testing.assert_array_equal(out, ref)
+    out = mg.gather_with_fill(values.astype(np.float32), pos, 0.0)  # scalar fill
+    assert out.dtype == np.float32
+
+
+def test_gather_errors():
+    v = np.ones((4, 2))
+    with pytest.raises(ValueError):
+        mg.gather_with_fill(v, np.array([0, 4]), np.zeros(2))
+    with pytest.raises(ValueError):
+        mg.gather_with_fill(v, np.array([0, -2]), np.zeros(2))
+    with pytest.raises(ValueError):
+        mg.gather_with_fill(v, np.array([0, 1]), np.zeros(3))
+    with pytest.raises(ValueError):
+        mg.gather_with_fill(v[0], np.array([0, 1]), np.zeros(2))
+    with pytest.raises(ValueError):
+        mg.gather_with_fill(np.ones((0, 2)), np.array([0]), np.zeros(2))
+    with pytest.raises(KernelDeclined):
+        mg.gather_with_fill(v.astype(np.float16), np.array([0]), np.zeros(2, np.float16))
+
+
+# ---------------------------------------------------------------------------------------
+# group_reduce
+# ---------------------------------------------------------------------------------------
+
+
+def check_group(keys, values, nkeys, op):
+    uk, acc, cnt = gr.group_reduce(keys, values, nkeys, op)
+    if len(keys):
+        rk, racc, rcnt = ufunc_reduce_ref(keys, values, op)
+    else:
+        rk, racc, rcnt = (np.empty(0, np.int64), values[:0], np.empty(0, np.int64))
+    np.testing.assert_array_equal(uk, rk)
+    np.testing.assert_array_equal(cnt, rcnt)
+    assert uk.dtype == np.int64 and cnt.dtype == np.int64
+    assert_same(acc, racc)
+
+
+OPS = ["sum", "prod", "max", "min"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("m", [1, 3])
+@pytest.mark.parametrize("n", [0, 1, 50])
+@pytest.mark.parametrize("nkeys", [7, 10**12])  # dense path / sort path
+def test_group_reduce_small(nkeys, n, m, dtype):
+    rng = np.random.default_rng(n + m)
+    keys = rng.integers(0, min(nkeys, 9), n)
+    values = rand_values(rng, n, m, dtype, nan=True)
+    for op in OPS:
+        if dtype == np.bool_ and op in ("sum", "prod"):
+            with pytest.raises(KernelDeclined):
+                gr.group_reduce(keys, values, nkeys, op)
+            continue
+        check_group(keys, values, nkeys, op)
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("nkeys", [1000, 10**12])
+def test_group_reduce_large(nkeys, op):
+    rng = np.random.default_rng(3)
+    n = 60000
+    keys = rng.integers(0, min(nkeys, 10**9), n)
+    values = rand_values(rng, n, 1, np.float64, nan=op in ("max", "min"))
+    if op == "prod":
+        values = 1.0 + 0.01 * values
+    check_group(keys, values, nkeys, op)
+
+
+@pytest.mark.parametrize("op", ["sum", "max"])
+def test_group_reduce_int64_m3_large(op):
+    rng = np.random.default_rng(4)
+    n = 50000
+    keys = rng.integers(0, 3000, n)
+    check_group(keys, rand_values(rng, n, 3, np.int64), 3000, op)
+
+
+@pytest.mark.parametrize("op", ["sum", "min"])
+def test_group_reduce_orders(op):
+    rng = np.random.default_rng(5)
+    n = 40000
+    v = rand_values(rng, n, 2, np.float64, nan=True)
+    for keys in [
+        np.sort(rng.integers(0, 5000, n)),  # sorted
+        np.sort(rng.integers(0, 5000, n))[::-1].copy(),  # reverse-sorted
+        np.full(n, 17, np.int64),  # all duplicates
+        np.arange(n, dtype=np.int64),  # strictly increasing
+    ]:
+        check_group(keys, v, 10**6, op)
+        check_group(keys, v, 10**13, op)
+
+
+def test_group_reduce_complex_lexicographic():
+    keys = np.array([0, 0, 0, 1, 1, 2, 2])
+    v = np.array([[1 + 5j], [2 + 0j], [2 - 1j], [3 + 1j], [3 + 2j], [1j], [complex(np.nan, 0)]])
+    for op, uf in [("max", np.maximum), ("min", np.minimum)]:
+        for nkeys in (3, 10**12):
+            uk, acc, _ = gr.group_reduce(keys, v, nkeys, op)
+            ref = np.array([[uf.reduce(v[keys == k, 0])] for k in range(3)])
+            np.testing.assert_array_equal(acc, ref)
+
+
+def test_group_reduce_errors():
+    with pytest.raises(ValueError):
+        gr.group_reduce(np.array([0, 5]), np.ones((2, 1)), 5, "sum")  # dense path
+    with pytest.raises(ValueError):
+        gr.group_reduce(np.array([5, 0]), np.ones((2, 1)), 5, "sum")
+    with pytest.raises(ValueError):
+        gr.group_reduce(np.array([0, 5]), np.ones((2, 1)), 5, "sum")  # sorted path
+    with pytest.raises(ValueError):
+        gr.group_reduce(np.array([-1, 2]), np.ones((2, 1)), 10**12, "sum")
+    with pytest.raises(ValueError):
+        gr.group_reduce(np.array([0, 1]), np.ones((3, 1)), 5, "sum")
+    with pytest.raises(ValueError):
+        gr.group_reduce(np.array([0, 1]), np.ones((2, 1)), 5, "mean")
+    with pytest.raises(KernelDeclined):
+        gr.group_reduce(np.array([0, 1]), np.ones((2, 1), np.float16), 5, "sum")
+    with pytest.raises(KernelDeclined):
+        gr.group_reduce(np.array([0, 1]), np.ones((2, 1), bool), 5, "sum")
