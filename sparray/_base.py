@@ -114,7 +114,8 @@ class SparseArray:
     def _scalar(self, kind):
         if self.size != 1:
             raise TypeError(f"only size-1 arrays can be converted to Python scalars; got shape {self.shape}")
-        return kind(self.to_dense().reshape(()) if hasattr(self.to_dense(), "reshape") else self.to_dense())
+        dense = self.to_dense()
+        return kind(self._xp.reshape(dense, ()))
 
     def __bool__(self):
         return self._scalar(bool)

@@ -14,7 +14,7 @@ import math
 
 from . import _dispatch
 from ._dtypes import resolve_dtype
-from ._fill import equals_fill, normalize_fill
+from ._fill import normalize_fill, same_value
 from ._keys import index_dtype_for, linear_keys, unravel
 from ._namespace import namespace_of
 
@@ -65,7 +65,7 @@ def from_dense(x, *, sparse_ndim=None, fill_value=None, index_dtype=None):
     sparse_shape, dense_shape = shape[:sparse_ndim], shape[sparse_ndim:]
     fill = normalize_fill(xp, fill_value, x.dtype, dense_shape, "asarray")
     npos = math.prod(sparse_shape)
-    specified = ~equals_fill(xp, x, fill)
+    specified = ~same_value(xp, x, fill)
     if dense_shape:
         specified = xp.any(xp.reshape(specified, (*sparse_shape, math.prod(dense_shape))), axis=-1)
     keys = xp.nonzero(xp.reshape(specified, (npos,)))[0]
@@ -125,6 +125,8 @@ def astype(x, dtype, /, *, copy=True, device=None):
     if dt == x.dtype and not copy:
         out = x
     else:
+        if dt != x.dtype and x.layout == "coo":
+            x = x.coalesce()  # duplicates stand for their sum: cast the sum, not each part
         out = x._replace_values(xp.astype(x._values, dt), xp.astype(x._fill, dt))
     if device is not None:
         out = out.to_device(device)

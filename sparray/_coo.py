@@ -23,8 +23,6 @@ array(2.)
 
 from __future__ import annotations
 
-import math
-
 from . import _keys
 from ._base import SparseArray
 from ._dtypes import resolve_dtype
@@ -243,7 +241,3 @@ class COO(SparseArray):
         if self._coalesced is not None:
             text += f", coalesced={self._coalesced}"
         return text
-
-    @property
-    def _max_key(self) -> int:
-        return math.prod(self.sparse_shape)

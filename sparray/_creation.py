@@ -136,9 +136,11 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, layout="coo", f
     shape = normalize_shape((n_rows, n_cols), "eye")
     xp = namespace_for_device(device)
     dt = resolve_dtype(xp, dtype if dtype is not None else "float64")
-    if fill_value is not None and not bool(xp.all(xp.asarray(fill_value, dtype=dt) == 0)):
+    # normalize_fill rejects what dt cannot hold (eye(3, dtype=int32, fill_value=0.5) was fill 0)
+    fill = normalize_fill(xp, fill_value, dt, (), "eye") if fill_value is not None else None
+    if fill is not None and not bool(xp.all(fill == 0)):
         dense = xp.eye(n_rows, n_cols, k=k, dtype=dt)
-        return _finish_layout(from_dense(dense, fill_value=fill_value), layout, blocksize)
+        return _finish_layout(from_dense(dense, fill_value=fill), layout, blocksize)
     start, stop = max(0, -k), min(n_rows, n_cols - k)
     rows = xp.arange(start, max(start, stop), dtype=xp.int64)
     idt = xp.int32 if max(shape) < 2**31 else xp.int64

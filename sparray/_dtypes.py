@@ -66,7 +66,7 @@ def _operand_dtype(x):
 
     if isinstance(x, SparseArray):
         return x.dtype, x._xp
-    if hasattr(x, "dtype") and hasattr(x, "shape"):
+    if hasattr(x, "dtype") and hasattr(x, "shape") and not isinstance(x, type):  # np.float32 is a dtype spec
         return x.dtype, namespace_of(x)
     return x, None
 
@@ -86,14 +86,16 @@ def result_type(*arrays_and_dtypes):
 
 
 def can_cast(from_, to, /):
-    """Whether ``from_`` (a dtype or an array) can be cast to ``to`` under the array API's rules."""
+    """Whether ``from_`` (a dtype or an array) can be cast to ``to`` under the rules of the data's
+    namespace (NumPy's for NumPy data, the array API's for array_api_strict)."""
     d, xp = _operand_dtype(from_)
     xp = xp or namespace_of()
     return xp.can_cast(resolve_dtype(xp, d), resolve_dtype(xp, to))
 
 
 def finfo(type, /):  # noqa: A002  (array API argument name)
-    """Machine limits of a floating dtype (NumPy's finfo, for a dtype or an array)."""
+    """Whether ``from_`` (a dtype or an array) can be cast to ``to`` under the rules of the data's
+    namespace (NumPy's for NumPy data, the array API's for array_api_strict)."""
     d, _ = _operand_dtype(type)
     return np.finfo(np.dtype(dtype_name(d)))
 

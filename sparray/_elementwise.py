@@ -35,7 +35,7 @@ from . import _dispatch
 from ._base import SparseArray
 from ._coalesce import flat_values, unflat_values
 from ._fill import as_fill_array, same_value
-from ._keys import index_dtype_for, linear_keys, unravel
+from ._keys import linear_keys, unravel
 from ._manipulation import broadcast_shapes, broadcast_to, move_dense_to_sparse
 from ._namespace import is_array, namespace_of
 from ._operands import is_scalar
@@ -227,26 +227,64 @@ def _sparse_sparse(name, annihilating, A, B):
         elif drop_a:
             mode, order = "left", (1, 0)
 
-    ka = linear_keys(xp, A._indices, sparse_shape)
-    kb = linear_keys(xp, B._indices, sparse_shape)
+    out_dtype = xp.result_type(va.dtype, vb.dtype)
+    fa_flat, fb_flat = xp.reshape(fa, (m,)), xp.reshape(fb, (m,))
+    pattern = mode if mode != "left" or order == (0, 1) else "right"
+    if _fusable(name, out_dtype):
+        if va.dtype != out_dtype or vb.dtype != out_dtype:
+            va, vb = xp.astype(va, out_dtype), xp.astype(vb, out_dtype)
+            fa_flat, fb_flat = xp.astype(fa_flat, out_dtype), xp.astype(fb_flat, out_dtype)
+        merged = _dispatch.call("merge_apply", "coo", xp, A._indices, va, fa_flat, B._indices, vb, fb_flat, sparse_shape, pattern, name)
+    else:
+        merged = _merge_apply_general(xp, A._indices, va, fa_flat, B._indices, vb, fb_flat, sparse_shape, pattern, name)
+    indices, flat = merged
+    values = unflat_values(xp, flat, dense_shape)
+    out_fill = as_fill_array(xp, out_fill, values.dtype)
+    return COO._from_parts(xp, indices, values, shape, out_fill, coalesced=True)
+
+
+# ops with a fused merge-and-apply kernel (sparray.kernels.cpu.binary) for these result dtypes
+FUSED = ("add", "subtract", "multiply", "divide", "maximum", "minimum")
+_FUSED_DTYPES = ("float32", "float64", "int32", "int64", "complex64", "complex128")
+
+
+def _fusable(name, dtype) -> bool:
+    from ._dtypes import dtype_name
+
+    kind = dtype_name(dtype)
+    if name not in FUSED or kind not in _FUSED_DTYPES:
+        return False
+    return not ((name == "divide" and kind.startswith("int")) or (name in ("maximum", "minimum") and kind.startswith("complex")))
+
+
+@_dispatch.register("merge_apply", "coo", "generic")
+def _merge_apply_general(xp, idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, name):
+    """Merge two coalesced patterns, read each side (fill where absent), apply ``xp.<name>``.
+
+    The reference for the fused kernel; also the route of every op without one. ``mode`` is
+    union, intersection, left (A's positions) or right (B's positions).
+    """
+    f = _fn(xp, name)
+    ka = linear_keys(xp, idx_a, sparse_shape)
+    kb = linear_keys(xp, idx_b, sparse_shape)
     if ka is None:
         raise NotImplementedError(
             f"sparray.{name}: sparse shapes with more than 2**63 positions are not supported by binary operations"
         )
-    keys = (ka, kb) if order == (0, 1) else (kb, ka)
+    swap = mode == "right"
+    keys = (kb, ka) if swap else (ka, kb)
     offsets = xp.asarray([0, keys[0].shape[0], keys[0].shape[0] + keys[1].shape[0]], dtype=xp.int64)
-    out_keys, positions = _dispatch.call("merge_pattern", "coo", xp, xp.concat(keys), offsets, mode)
-    pos_a, pos_b = (positions[0, :], positions[1, :]) if order == (0, 1) else (positions[1, :], positions[0, :])
-    ga = _dispatch.call("gather_with_fill", "coo", xp, va, pos_a, xp.reshape(fa, (m,)))
-    gb = _dispatch.call("gather_with_fill", "coo", xp, vb, pos_b, xp.reshape(fb, (m,)))
-    values = unflat_values(xp, f(ga, gb), dense_shape)
-    if not is_array(values) or values.ndim != len(dense_shape) + 1:
-        values = xp.reshape(xp.asarray(values), (out_keys.shape[0], *dense_shape))
-    out_fill = as_fill_array(xp, out_fill, values.dtype)
-    n = out_keys.shape[0]
-    idt = index_dtype_for(xp, shape, n, A._indices, B._indices)
-    indices = unravel(xp, out_keys, sparse_shape, idt)
-    return COO._from_parts(xp, indices, values, shape, out_fill, coalesced=True)
+    out_keys, positions = _dispatch.call(
+        "merge_pattern", "coo", xp, xp.concat(keys), offsets, "left" if swap else mode
+    )
+    pos_a, pos_b = (positions[1, :], positions[0, :]) if swap else (positions[0, :], positions[1, :])
+    ga = _dispatch.call("gather_with_fill", "coo", xp, va, pos_a, fa)
+    gb = _dispatch.call("gather_with_fill", "coo", xp, vb, pos_b, fb)
+    values = f(ga, gb)
+    if not is_array(values) or values.ndim != 2:
+        values = xp.reshape(xp.asarray(values), (out_keys.shape[0], va.shape[1]))
+    idt = idx_a.dtype if idx_a.dtype == idx_b.dtype else xp.int64
+    return unravel(xp, out_keys, sparse_shape, idt), values
 
 
 def clip(x, /, min=None, max=None):  # noqa: A002  (array API argument names)

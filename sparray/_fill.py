@@ -15,7 +15,7 @@ import numpy as np
 from ._dtypes import dtype_name
 from ._namespace import is_array
 
-__all__ = ["normalize_fill", "equals_fill", "same_value", "fill_is_zero", "as_fill_array"]
+__all__ = ["normalize_fill", "same_value", "fill_is_zero", "as_fill_array"]
 
 _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 
@@ -75,11 +75,6 @@ def same_value(xp, a, b):
     if kind in "fc":
         eq = eq | (xp.isnan(a) & xp.isnan(b))
     return eq
-
-
-def equals_fill(xp, x, fill):
-    """Boolean mask of the elements of ``x`` equal to the (broadcast) ``fill``, nan-aware."""
-    return same_value(xp, x, fill)
 
 
 def fill_is_zero(xp, fill) -> bool:

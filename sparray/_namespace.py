@@ -18,7 +18,6 @@ __all__ = [
     "backend_kind",
     "device_of",
     "is_array",
-    "to_scalar_array",
     "namespace_for_device",
 ]
 
@@ -88,17 +87,3 @@ def backend_kind(xp) -> str:
     if array_api_compat.is_cupy_namespace(xp):
         return "cupy"
     return "generic"
-
-
-def to_scalar_array(xp, value, dtype=None, device=None):
-    """A 0-d (or n-d) array of ``xp`` from a Python scalar, a NumPy scalar or an array.
-
-    NumPy functions return NumPy scalars for 0-d inputs; this turns them back into arrays so
-    fill values always are arrays of the components' namespace.
-    """
-    if is_array(value) and not isinstance(value, np.generic):
-        out = value
-        if dtype is not None and out.dtype != dtype:
-            out = xp.astype(out, dtype)
-        return out
-    return xp.asarray(value, dtype=dtype, device=device) if device is not None else xp.asarray(value, dtype=dtype)

@@ -13,6 +13,7 @@ KERNELS = [
     ("gather_with_fill", "coo", "numba", "sparray.kernels.cpu.merge:gather_with_fill"),
     ("group_reduce",     "coo", "numba", "sparray.kernels.cpu.group_reduce:group_reduce"),
     ("to_dense",         "coo", "numba", "sparray.kernels.cpu.dense:to_dense"),
+    ("merge_apply",      "coo", "numba", "sparray.kernels.cpu.binary:merge_apply"),
 ]  # fmt: skip
 
 for _op, _layout, _backend, _target in KERNELS:

@@ -52,6 +52,8 @@ def segment_reduce_sorted(xp, starts, values, op):
 
 
 def _sorted_runs(xp, keys, values):
+    if keys.shape[0] == 0:  # slicing an empty array ([1:]) is an error in some namespaces
+        return keys, values, xp.zeros((0,), dtype=xp.bool)
     perm = xp.argsort(keys, stable=True)
     sk = xp.take(keys, perm)
     sv = xp.take(values, perm, axis=0)

@@ -16,6 +16,8 @@ import numpy as np
 def to_dense(indices, values, shape, fill):
     out = np.empty(shape, dtype=values.dtype)
     out[...] = fill
-    if indices.shape[1]:
+    if indices.shape[1] and indices.shape[0] == 0:  # 0 sparse dims: one specified dense part
+        out[...] = values[0]
+    elif indices.shape[1]:
         out[tuple(indices)] = values
     return out
