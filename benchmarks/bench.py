@@ -1,0 +1,860 @@
+#!/usr/bin/env python
+"""Benchmark sparray against scipy.sparse, pydata ``sparse`` and torch (CPU).
+
+    python benchmarks/bench.py                 # full run, ~1e7 nse per matrix
+    python benchmarks/bench.py --quick         # ~1e5 nse, smoke test
+    python benchmarks/bench.py --only sum      # cases whose "name matrix" contains "sum"
+    python benchmarks/bench.py --list          # list the cases
+
+Each cell is the median of ``--repeat`` timed calls on prepared inputs, after
+one untimed warm-up call (which also JIT-compiles).  Ratios are
+``peer_time / sparray_time``: above 1 means sparray is faster.
+
+Adding a row is one ``Case(...)`` entry in :func:`build_cases`: a name, the
+matrix (or matrices) it runs on, a ``setup(lib, mats)`` that prepares the
+inputs for one library (untimed) and a dict ``{lib: fn}``; ``fn(*inputs)`` is
+what is timed.  A library that cannot be imported prints ``n/a``; an exception
+in setup or in the timed call prints ``err[k]`` with the error class in
+footnote ``k``; the run goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import importlib
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import matrices  # noqa: E402
+
+LIBS = ("sparray", "scipy", "sparse", "torch")
+PEERS = LIBS[1:]
+LIB_MODULES = {"sparray": "sparray", "scipy": "scipy.sparse", "sparse": "sparse", "torch": "torch"}
+
+# --------------------------------------------------------------------------
+# Library loading (lazy; an ImportError makes the whole column n/a)
+
+_modules: dict[str, Any] = {}
+_import_errors: dict[str, BaseException] = {}
+
+
+def lib(name: str):
+    """Import (once) and return the module for a library column."""
+    if name in _import_errors:
+        raise _import_errors[name]
+    if name not in _modules:
+        try:
+            _modules[name] = importlib.import_module(LIB_MODULES[name])
+        except ImportError as exc:
+            _import_errors[name] = exc
+            raise
+    return _modules[name]
+
+
+class NotAvailable(Exception):
+    """Raised by a setup when a library column does not apply."""
+
+
+# --------------------------------------------------------------------------
+# Matrices: generated on demand, kept in memory only while a case needs them
+
+Mat = tuple  # (row, col, values, shape)
+
+
+@dataclass
+class MatrixStore:
+    scale: float
+    mats: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
+
+    def get(self, name: str) -> Mat:
+        if name not in self.mats:
+            t0 = time.perf_counter()
+            m = matrices.get(name, self.scale)
+            dt = time.perf_counter() - t0
+            self.mats[name] = m
+            if name not in self.info:
+                row, col, _, shape = m
+                self.info[name] = dict(
+                    shape=shape, nse=len(row), gen_s=dt,
+                    dup=matrices.duplicate_fraction(row, col, shape),
+                )
+        return self.mats[name]
+
+    def drop(self, keep: set):
+        for name in list(self.mats):
+            if name not in keep:
+                del self.mats[name]
+
+
+def indices2(m: Mat) -> np.ndarray:
+    """(2, nse) int64 index array."""
+    row, col, _, _ = m
+    return np.stack([row, col])
+
+
+# --------------------------------------------------------------------------
+# Setups: (lib, mats) -> tuple of inputs for fn.  Untimed.
+
+def raw_input(libname: str, mats):
+    """Raw buffers, ready for each library's constructor (nothing built yet)."""
+    (m,) = mats
+    row, col, val, shape = m
+    if libname == "sparray":
+        lib("sparray")
+        return (indices2(m), val, shape)
+    if libname == "scipy":
+        lib("scipy")
+        return (row, col, val, shape)
+    if libname == "sparse":
+        lib("sparse")
+        return (indices2(m), val, shape)
+    if libname == "torch":
+        torch = lib("torch")
+        return (torch.from_numpy(indices2(m)), torch.from_numpy(val), shape)
+    raise NotAvailable(libname)
+
+
+def _coalesced_one(libname: str, m: Mat):
+    row, col, val, shape = m
+    if libname == "sparray":
+        sparray = lib("sparray")
+        A = sparray.COO(indices2(m), val, shape).coalesce()
+        if not A.is_coalesced:
+            raise RuntimeError("sparray: coalesce() result has is_coalesced False")
+        return A
+    if libname == "scipy":
+        sp = lib("scipy")
+        A = sp.csr_array((val, (row, col)), shape=shape)  # sums duplicates
+        A.sum_duplicates()
+        A.sort_indices()
+        return A
+    if libname == "sparse":
+        sparse = lib("sparse")
+        return sparse.COO(indices2(m), val, shape, has_duplicates=True, sorted=False)
+    if libname == "torch":
+        torch = lib("torch")
+        t = torch.sparse_coo_tensor(torch.from_numpy(indices2(m)), torch.from_numpy(val), shape,
+                                    check_invariants=False)
+        return t.coalesce()
+    raise NotAvailable(libname)
+
+
+def coalesced(libname: str, mats):
+    """Coalesced arrays: sparray COO, scipy csr_array (canonical), pydata COO,
+    torch coalesced sparse COO tensor."""
+    return tuple(_coalesced_one(libname, m) for m in mats)
+
+
+# --------------------------------------------------------------------------
+# Timed functions
+
+def sp_coalesce(idx, val, shape):
+    return lib("sparray").COO(idx, val, shape).coalesce()
+
+
+def scipy_coalesce(row, col, val, shape):
+    A = lib("scipy").coo_array((val, (row, col)), shape=shape)
+    A.sum_duplicates()  # in place; A is built fresh inside the timed call
+    return A
+
+
+def pydata_coalesce(coords, val, shape):
+    # pydata sorts and sums duplicates at construction
+    return lib("sparse").COO(coords, val, shape, has_duplicates=True, sorted=False)
+
+
+def torch_coalesce(idx, val, shape):
+    return lib("torch").sparse_coo_tensor(idx, val, shape, check_invariants=False).coalesce()
+
+
+def add(a, b):
+    return a + b
+
+
+def sparray_sum(axis, dense=False):
+    def f(A):
+        r = lib("sparray").sum(A, axis=axis)
+        return r.to_dense() if dense else r
+    return f
+
+
+def scipy_sum(axis):
+    return lambda A: A.sum(axis=axis)  # returns a dense 1-D ndarray
+
+
+def pydata_sum(axis, dense=False):
+    def f(A):
+        r = A.sum(axis=axis)
+        return r.todense() if dense else r
+    return f
+
+
+def torch_sum(axis, dense=False):
+    def f(A):
+        r = lib("torch").sparse.sum(A, dim=axis)
+        return r.to_dense() if dense else r
+    return f
+
+
+# --------------------------------------------------------------------------
+# Result normalisation for the (untimed) cross-check against scipy
+
+def triplets(libname: str, x):
+    """(linear index sorted, values) of a 2-D result, duplicates summed."""
+    if libname == "sparray":
+        idx = np.asarray(x.indices)
+        val = np.asarray(x.values)
+        shape = x.shape
+        row, col = idx[0], idx[1]
+    elif libname == "scipy":
+        c = x.tocoo()
+        c.sum_duplicates()
+        row, col, val, shape = c.row, c.col, c.data, c.shape
+    elif libname == "sparse":
+        row, col, val, shape = x.coords[0], x.coords[1], x.data, x.shape
+    elif libname == "torch":
+        if not x.is_coalesced():
+            x = x.coalesce()
+        idx = x.indices().numpy()
+        row, col, val, shape = idx[0], idx[1], x.values().numpy(), tuple(x.shape)
+    else:
+        raise ValueError(libname)
+    lin = np.asarray(row, dtype=np.int64) * int(shape[1]) + np.asarray(col, dtype=np.int64)
+    order = np.argsort(lin, kind="stable")
+    return tuple(shape), lin[order], np.asarray(val)[order]
+
+
+def compare_triplets(a, b) -> str | None:
+    (sa, la, va), (sb, lb, vb) = a, b
+    if sa != sb:
+        return f"shape {sa} != {sb}"
+    if la.shape != lb.shape:
+        return f"nse {la.size} != {lb.size}"
+    if not np.array_equal(la, lb):
+        return "indices differ"
+    if not np.allclose(va, vb, rtol=1e-9, atol=1e-9):
+        return "values differ"
+    return None
+
+
+def dense1d(libname: str, x):
+    if libname == "sparray":
+        x = x.to_dense() if hasattr(x, "to_dense") else x
+    elif libname == "sparse":
+        x = x.todense() if hasattr(x, "todense") else x
+    elif libname == "torch":
+        x = x.to_dense() if x.layout != lib("torch").strided else x
+        x = x.numpy()
+    return np.asarray(x).ravel()
+
+
+def compare_dense(a, b) -> str | None:
+    if a.shape != b.shape:
+        return f"shape {a.shape} != {b.shape}"
+    if not np.allclose(a, b, rtol=1e-9, atol=1e-9):
+        return f"values differ (max abs diff {np.max(np.abs(a - b)):.3g})"
+    return None
+
+
+CHECKS = {
+    "coo2d": (triplets, compare_triplets),
+    "dense1d": (dense1d, compare_dense),
+}
+
+
+# --------------------------------------------------------------------------
+# Cases
+
+@dataclass
+class Case:
+    name: str
+    matrix: str | tuple  # matrix name, or tuple of names (one per operand)
+    setup: Callable  # setup(lib, mats) -> tuple of inputs (untimed)
+    fns: dict  # {lib: fn}; fn(*inputs) is timed
+    fresh: bool = False  # re-run setup before every call (fn consumes its input)
+    check: str | None = None  # key into CHECKS: cross-check results against scipy
+    slow: tuple = ()  # libs skipped with --skip-slow
+    note: str = ""
+
+    @property
+    def matrices(self) -> tuple:
+        return (self.matrix,) if isinstance(self.matrix, str) else tuple(self.matrix)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {'+'.join(self.matrices)}"
+
+
+def build_cases() -> list:
+    cases = [
+        Case("coalesce", "rmat", raw_input,
+             {"sparray": sp_coalesce, "scipy": scipy_coalesce,
+              "sparse": pydata_coalesce, "torch": torch_coalesce},
+             check="coo2d",
+             note="construction from (2, nse) index + value buffers plus coalesce, for every "
+                  "library (pydata coalesces at construction; scipy coo_array + sum_duplicates)"),
+        Case("A + B", ("uniform", "uniform_b"), coalesced,
+             {"sparray": add, "scipy": add, "sparse": add, "torch": add},
+             check="coo2d", slow=("sparse",),
+             note="coalesced inputs; scipy uses csr_array + csr_array (its fast path)"),
+    ]
+    for mat in ("uniform", "rmat", "poisson"):
+        for axis in (0, 1):
+            cases.append(Case(
+                f"sum(axis={axis})", mat, coalesced,
+                {"sparray": sparray_sum(axis), "scipy": scipy_sum(axis),
+                 "sparse": pydata_sum(axis), "torch": torch_sum(axis)},
+                check="dense1d", slow=("sparse",) if axis == 0 else (),
+                note="native result type: 1-D sparse for sparray/pydata/torch, dense "
+                     "ndarray for scipy csr_array"))
+    for axis in (0, 1):
+        cases.append(Case(
+            f"sum(axis={axis})->dense", "uniform", coalesced,
+            {"sparray": sparray_sum(axis, True), "scipy": scipy_sum(axis),
+             "sparse": pydata_sum(axis, True), "torch": torch_sum(axis, True)},
+            check="dense1d", slow=("sparse",) if axis == 0 else (),
+            note="sum followed by conversion to a dense 1-D array (scipy: no conversion needed)"))
+    return cases
+
+
+# --------------------------------------------------------------------------
+# Timing
+
+@dataclass
+class Cell:
+    time: float | None = None  # median seconds
+    status: str = "ok"  # ok | n/a | err | skip | cap
+    n: int = 0  # timed runs
+    warm: float | None = None
+    error: str | None = None
+    mismatch: str | None = None
+    backends: list = field(default_factory=list)  # sparray: op[layout]:backend seen in warm-up
+    warnings: list = field(default_factory=list)  # warnings raised by the warm-up call
+
+
+def _timed(fn, args):
+    gc.collect()
+    gc.disable()
+    try:
+        t0 = time.perf_counter()
+        res = fn(*args)
+        dt = time.perf_counter() - t0
+    finally:
+        gc.enable()
+    return dt, res
+
+
+@contextlib.contextmanager
+def trace_sparray():
+    """Record which implementation sparray's registry picks for each op (warm-up call only).
+
+    Read-only instrumentation of ``sparray._dispatch._lookup``; yields None when the
+    internals are not there.
+    """
+    try:
+        d = importlib.import_module("sparray._dispatch")
+        orig = d._lookup
+    except Exception:  # noqa: BLE001
+        yield None
+        return
+    seen: list = []
+
+    def traced(op, layout, xp):
+        backend, impl = orig(op, layout, xp)
+        tag = f"{op}[{layout}]:{backend}"
+        if tag not in seen:
+            seen.append(tag)
+        return backend, impl
+
+    d._lookup = traced
+    try:
+        yield seen
+    finally:
+        d._lookup = orig
+
+
+def run_cell(case: Case, libname: str, mats, repeat: int, cap: float, cache: dict,
+             reference: dict) -> Cell:
+    fn = case.fns.get(libname)
+    if fn is None:
+        return Cell(status="n/a", error="no implementation for this case")
+    try:
+        lib(libname)
+    except ImportError as exc:
+        return Cell(status="n/a", error=f"{type(exc).__name__}: {exc}")
+
+    def get_args():
+        if case.fresh:
+            return case.setup(libname, mats)
+        key = (case.setup, case.matrices, libname)
+        if key not in cache:
+            cache[key] = case.setup(libname, mats)
+        return cache[key]
+
+    stage = "setup"
+    try:
+        args = get_args()
+        stage = "call"
+        with warnings.catch_warnings(record=True) as caught, \
+                (trace_sparray() if libname == "sparray" else contextlib.nullcontext()) as seen:
+            warnings.simplefilter("always")
+            warm, res = _timed(fn, args)
+        cell = Cell(warm=warm, backends=list(seen or []),
+                    warnings=sorted({f"{w.category.__name__}: {w.message}"[:240] for w in caught}))
+        if case.check:
+            stage = "check"
+            normalise, compare = CHECKS[case.check]
+            try:
+                got = normalise(libname, res)
+            except Exception as exc:  # noqa: BLE001
+                cell.mismatch = f"result not checkable ({type(exc).__name__}: {exc})"
+            else:
+                if libname == "scipy":  # scipy runs first and is the reference
+                    reference["ref"] = got
+                elif "ref" in reference:
+                    msg = compare(got, reference["ref"])
+                    if msg:
+                        cell.mismatch = f"differs from scipy: {msg}"
+        del res
+        stage = "call"
+        if warm > cap:
+            cell.status = "cap"
+            return cell
+        # Timed runs: up to `repeat`, at least one, and no new run once the cell's total time
+        # (warm-up included) would go over the cap.  The estimate for the next run is the last
+        # timed run, not the warm-up (which may include JIT compilation).
+        times = []
+        spent, estimate = warm, warm
+        while len(times) < repeat and (not times or spent + estimate <= cap):
+            if case.fresh:
+                args = None  # free the previous input first
+                args = get_args()
+            dt, res = _timed(fn, args)
+            del res
+            times.append(dt)
+            spent += dt
+            estimate = dt
+        n = len(times)
+        cell.time = statistics.median(times)
+        cell.n = n
+        return cell
+    except Exception as exc:  # noqa: BLE001
+        return Cell(status="err", error=f"{stage}: {type(exc).__name__}: {str(exc)[:200]}")
+
+
+# --------------------------------------------------------------------------
+# First-call subprocess
+
+_FIRST_CALL_CHILD = r"""
+import json, sys, time
+libname, ops = sys.argv[1], sys.argv[2].split(",")
+out = {"lib": libname, "ops": {}}
+try:
+    t0 = time.perf_counter()
+    if libname == "sparray":
+        import sparray as L
+    elif libname == "scipy":
+        import scipy.sparse as L
+    elif libname == "sparse":
+        import sparse as L
+    elif libname == "torch":
+        import torch as L
+    out["import"] = time.perf_counter() - t0
+except Exception as exc:
+    out["error"] = f"import: {type(exc).__name__}: {str(exc)[:200]}"
+    print("FIRSTCALL " + json.dumps(out))
+    sys.exit(0)
+import numpy as np
+n, nse = 1000, 5000
+
+def raw(seed):
+    r = np.random.default_rng(seed)
+    return r.integers(0, n, nse), r.integers(0, n, nse), r.random(nse), (n, n)
+
+def build(row, col, val, shape):  # coalesced input
+    if libname == "sparray":
+        return L.COO(np.stack([row, col]), val, shape).coalesce()
+    if libname == "scipy":
+        return L.csr_array((val, (row, col)), shape=shape)
+    if libname == "sparse":
+        return L.COO(np.stack([row, col]), val, shape, has_duplicates=True, sorted=False)
+    return L.sparse_coo_tensor(L.from_numpy(np.stack([row, col])), L.from_numpy(val), shape,
+                               check_invariants=False).coalesce()
+
+def prepare(op):  # untimed; returns the function whose first call is timed
+    if op == "coalesce":  # construction + coalesce, as in the main table
+        row, col, val, shape = raw(1)
+        idx = np.stack([row, col])
+        if libname == "sparray":
+            return lambda: L.COO(idx, val, shape).coalesce()
+        if libname == "scipy":
+            def f():
+                A = L.coo_array((val, (row, col)), shape=shape)
+                A.sum_duplicates()
+                return A
+            return f
+        if libname == "sparse":
+            return lambda: L.COO(idx, val, shape, has_duplicates=True, sorted=False)
+        ti, tv = L.from_numpy(idx), L.from_numpy(val)
+        return lambda: L.sparse_coo_tensor(ti, tv, shape, check_invariants=False).coalesce()
+    if op == "add":
+        A, B = build(*raw(1)), build(*raw(2))
+        return lambda: A + B
+    axis = int(op[-1])  # sum0 / sum1
+    A = build(*raw(1))
+    if libname == "sparray":
+        return lambda: L.sum(A, axis=axis)
+    if libname == "torch":
+        return lambda: L.sparse.sum(A, dim=axis)
+    return lambda: A.sum(axis=axis)
+
+for op in ops:
+    try:
+        f = prepare(op)
+        t0 = time.perf_counter()
+        f()
+        first = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        f()
+        out["ops"][op] = {"first": first, "second": time.perf_counter() - t0}
+    except Exception as exc:
+        out["ops"][op] = {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
+print("FIRSTCALL " + json.dumps(out))
+"""
+
+FIRST_CALL_OPS = ("coalesce", "add", "sum0", "sum1")
+
+
+def run_first_call(libname: str, ops, threads: int, timeout: float = 300.0) -> dict:
+    """Run the first-call child for ``ops`` (a list) in a fresh process; returns its report."""
+    env = dict(os.environ)
+    env["NUMBA_NUM_THREADS"] = str(threads)
+    env["OMP_NUM_THREADS"] = str(threads)
+    env["PYTHONWARNINGS"] = "ignore"
+    try:
+        p = subprocess.run([sys.executable, "-c", _FIRST_CALL_CHILD, libname, ",".join(ops)],
+                           capture_output=True, text=True, timeout=timeout, env=env,
+                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    except subprocess.TimeoutExpired:
+        return {"error": f"TimeoutExpired: >{timeout:.0f}s"}
+    for line in reversed(p.stdout.splitlines()):
+        if line.startswith("FIRSTCALL "):
+            return json.loads(line[len("FIRSTCALL "):])
+    tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
+    return {"error": f"child exit {p.returncode}: {tail[:200]}"}
+
+
+# --------------------------------------------------------------------------
+# Formatting
+
+def fmt_time(t: float | None) -> str:
+    if t is None:
+        return "-"
+    if t >= 1:
+        return f"{t:.2f} s"
+    if t >= 1e-3:
+        return f"{t * 1e3:.1f} ms" if t < 0.1 else f"{t * 1e3:.0f} ms"
+    return f"{t * 1e6:.0f} us"
+
+
+def fmt_nse(n: int) -> str:
+    return f"{n:.2e}".replace("e+0", "e").replace("e+", "e")
+
+
+class Notes:
+    def __init__(self):
+        self.items: list[str] = []
+
+    def add(self, text: str) -> int:
+        if text in self.items:
+            return self.items.index(text) + 1
+        self.items.append(text)
+        return len(self.items)
+
+
+def cell_text(cell: Cell, libname: str, case: Case, notes: Notes) -> str:
+    if cell.status == "n/a":
+        if cell.error:
+            return f"n/a[{notes.add(f'{libname}: {cell.error}')}]"
+        return "n/a"
+    if cell.status == "err":
+        return f"err[{notes.add(f'{libname} / {case.label}: {cell.error}')}]"
+    if cell.status == "skip":
+        return "skip(slow)"
+    if cell.status == "cap":
+        k = notes.add(f"{libname} / {case.label}: warm-up call took {fmt_time(cell.warm)}, over "
+                      f"the per-cell cap; not timed")
+        return f">cap[{k}]"
+    text = fmt_time(cell.time)
+    marks = []
+    if cell.n and cell.n < REPEAT_REQUESTED[0]:
+        marks.append(notes.add(f"{libname} / {case.label}: median of only {cell.n} run(s) "
+                               f"(per-cell time cap)"))
+    for w in cell.warnings:
+        marks.append(notes.add(f"{libname} / {case.label}: warm-up call warned: {w}"))
+    if cell.mismatch:
+        marks.append(notes.add(f"{libname} / {case.label}: RESULT CHECK: {cell.mismatch}"))
+    if marks:
+        text += "[" + ",".join(map(str, marks)) + "]"
+    return text
+
+
+REPEAT_REQUESTED = [5]
+
+
+def ratio_text(peer: Cell, base: Cell) -> str:
+    if peer.time is None or base.time is None or base.time == 0:
+        return "-"
+    r = peer.time / base.time
+    return f"{r:.2f}x" if r < 10 else f"{r:.1f}x"
+
+
+def print_table(header, rows, out=sys.stdout):
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    line = "| " + " | ".join(str(h).ljust(w) for h, w in zip(header, widths)) + " |"
+    print(line, file=out)
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|", file=out)
+    for r in rows:
+        print("| " + " | ".join(str(x).ljust(w) for x, w in zip(r, widths)) + " |", file=out)
+
+
+# --------------------------------------------------------------------------
+# Machine info
+
+def _version(name):
+    try:
+        mod = importlib.import_module(name)
+        return getattr(mod, "__version__", "?")
+    except Exception as exc:  # noqa: BLE001
+        return f"not importable ({type(exc).__name__})"
+
+
+def machine_info(threads: int) -> list:
+    cpu = platform.processor() or "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = "?"
+    try:
+        with open("/proc/meminfo") as f:
+            kb = int(f.readline().split()[1])
+            mem = f"{kb / 2**20:.1f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        avail = len(os.sched_getaffinity(0))
+    except AttributeError:
+        avail = os.cpu_count()
+    lines = [
+        f"cpu: {cpu}; cores: {os.cpu_count()} (available: {avail}); memory: {mem}",
+        f"python {platform.python_version()} on {platform.platform()}",
+        "versions: " + ", ".join(
+            f"{n} {_version(n)}" for n in ("numpy", "scipy", "numba", "torch", "sparse", "sparray")),
+        f"threads: {threads} (numba, torch)",
+    ]
+    return lines
+
+
+def set_threads(n: int) -> None:
+    try:
+        import numba
+        numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    except ImportError:
+        pass
+    try:
+        import torch
+        torch.set_num_threads(n)
+    except ImportError:
+        pass
+
+
+# --------------------------------------------------------------------------
+# Main
+
+def main(argv=None) -> int:
+    try:
+        ncores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        ncores = os.cpu_count() or 1
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small matrices (~1e5 nse) for a smoke test")
+    ap.add_argument("--scale", type=float, default=None,
+                    help="matrix size factor (1 = ~1e7 nse; --quick means 0.01)")
+    ap.add_argument("--repeat", type=int, default=5, help="timed runs per cell (median), after 1 warm-up")
+    ap.add_argument("--only", default=None,
+                    help="run only cases whose 'name matrix' contains this substring "
+                         "(case-insensitive; 'first call' selects the first-call table)")
+    ap.add_argument("--threads", type=int, default=ncores, help="numba/torch threads (default: all cores)")
+    ap.add_argument("--skip-slow", action="store_true",
+                    help="skip cells known to be very slow (pydata add and sum(axis=0))")
+    ap.add_argument("--cap", type=float, default=30.0,
+                    help="per-cell time cap in seconds: fewer timed runs when warm-up + runs would "
+                         "exceed it; not timed at all if the warm-up alone does (default 30)")
+    ap.add_argument("--no-first-call", action="store_true", help="skip the first-call table")
+    ap.add_argument("--json", default=None, help="also write the results to this JSON file")
+    ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    args = ap.parse_args(argv)
+
+    scale = args.scale if args.scale is not None else (0.01 if args.quick else 1.0)
+    REPEAT_REQUESTED[0] = args.repeat
+    cases = build_cases()
+    if args.list:
+        for c in cases:
+            print(f"{c.label:40s} {c.note}")
+        print("first call: " + ", ".join(FIRST_CALL_OPS) + " (+ import time)")
+        return 0
+    sel = args.only.lower() if args.only else None
+    cases = [c for c in cases if sel is None or sel in c.label.lower()]
+    do_first = not args.no_first_call and (sel is None or sel in "first call import")
+    if not cases and not do_first:
+        print(f"no case matches --only {args.only!r}; see --list", file=sys.stderr)
+        return 2
+
+    load0 = os.getloadavg()
+    t_start = time.perf_counter()
+    set_threads(args.threads)
+    print("# sparray benchmark")
+    print(f"load average at start: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}")
+    if load0[0] > 0.5 * ncores:
+        print(f"WARNING: the 1-minute load average is over half the {ncores} cores: other work is "
+              "running and the timings (torch's OpenMP ones above all) will be unreliable")
+    for line in machine_info(args.threads):
+        print(line)
+    print(f"scale: {scale:g} (1 = ~1e7 nse); repeat: {args.repeat} (median, after 1 warm-up); "
+          f"per-cell cap: {args.cap:g} s{'; --skip-slow' if args.skip_slow else ''}")
+    print(flush=True)
+
+    store = MatrixStore(scale)
+    notes = Notes()
+    rows, results = [], []
+    cache: dict = {}
+    last_use = {}
+    for i, c in enumerate(cases):
+        for m in c.matrices:
+            last_use[m] = i
+    for i, case in enumerate(cases):
+        try:
+            mats = [store.get(m) for m in case.matrices]
+        except Exception as exc:  # noqa: BLE001
+            k = notes.add(f"matrix {case.matrix}: {type(exc).__name__}: {exc}")
+            rows.append([case.name, "+".join(case.matrices), "-"] + [f"err[{k}]"] +
+                        [x for _ in PEERS for x in (f"err[{k}]", "-")])
+            continue
+        # keep prepared inputs only while consecutive cases share the matrices
+        for key in [k for k in cache if k[1] != case.matrices]:
+            del cache[key]
+        gc.collect()
+        reference: dict = {}
+        cells = {}
+        # scipy first so that it is the reference for the result check
+        for libname in ("scipy", "sparray", "sparse", "torch"):
+            if args.skip_slow and libname in case.slow:
+                cells[libname] = Cell(status="skip")
+                continue
+            cells[libname] = run_cell(case, libname, mats, args.repeat, args.cap, cache, reference)
+        nse = "+".join(fmt_nse(len(m[0])) for m in mats)
+        row = [case.name, "+".join(case.matrices), nse, cell_text(cells["sparray"], "sparray", case, notes)]
+        for p in PEERS:
+            row += [cell_text(cells[p], p, case, notes), ratio_text(cells[p], cells["sparray"])]
+        rows.append(row)
+        results.append({"case": case.name, "matrix": case.matrices, "nse": [len(m[0]) for m in mats],
+                        "cells": {k: vars(v) for k, v in cells.items()}})
+        print(f"  done: {case.label} ({time.perf_counter() - t_start:.0f} s elapsed)", flush=True)
+        store.drop({m for m, j in last_use.items() if j > i})
+    cache.clear()
+    store.drop(set())
+
+    if store.info:
+        print("\n## Matrices")
+        for name, inf in store.info.items():
+            print(f"- {name}: shape {inf['shape'][0]} x {inf['shape'][1]}, nse {inf['nse']}, "
+                  f"duplicate fraction {inf['dup']:.2%}, generated in {inf['gen_s']:.1f} s")
+    if rows:
+        print("\n## Median times (ratio = peer time / sparray time; >1 means sparray is faster)\n")
+        header = ["case", "matrix", "nse", "sparray"]
+        for p in PEERS:
+            header += [p, "ratio"]
+        print_table(header, rows)
+
+    traced = [(r["case"] + " " + "+".join(r["matrix"]), r["cells"]["sparray"]["backends"])
+              for r in results if r["cells"]["sparray"].get("backends")]
+    if traced:
+        print("\nsparray implementations used (op[layout]:backend, from the warm-up call):")
+        for label, used in traced:
+            print(f"- {label}: {', '.join(used)}")
+
+    first_rows = []
+    if do_first:
+        print("\n## First call in a fresh process, numba cache warm (a warm-up process ran every op "
+              "first); import excluded; 2nd call in parentheses. Small input: 1000 x 1000, 5000 "
+              "entries\n", flush=True)
+        fc = {}
+        for libname in LIBS:
+            # one process runs every op once to warm numba's on-disk cache (and the OS file
+            # cache); then one fresh process per op is the measurement ("second run")
+            run_first_call(libname, FIRST_CALL_OPS, args.threads)
+            for op in FIRST_CALL_OPS:
+                fc[(libname, op)] = run_first_call(libname, [op], args.threads)
+        header = ["first call: 1st (2nd) call"] + list(LIBS)
+        for op in FIRST_CALL_OPS:
+            label = {"sum0": "sum(axis=0)", "sum1": "sum(axis=1)"}.get(op, op)
+            row = [label]
+            for libname in LIBS:
+                r = fc[(libname, op)]
+                err = r.get("error") or r.get("ops", {}).get(op, {}).get("error")
+                if err:
+                    k = notes.add(f"{libname} / first call {op}: {err}")
+                    row.append(f"err[{k}]")
+                else:
+                    t = r["ops"][op]
+                    row.append(f"{fmt_time(t['first'])} ({fmt_time(t['second'])})")
+            first_rows.append(row)
+        row = ["import (fresh process, median of 4)"]
+        for libname in LIBS:
+            times = [fc[(libname, op)].get("import") for op in FIRST_CALL_OPS]
+            times = [t for t in times if t is not None]
+            row.append(fmt_time(statistics.median(times)) if times else "err")
+        first_rows.append(row)
+        print_table(header, first_rows)
+        results.append({"first_call": {f"{k[0]}/{k[1]}": v for k, v in fc.items()}})
+
+    if notes.items:
+        print("\nNotes:")
+        for k, text in enumerate(notes.items, 1):
+            print(f"[{k}] {text}")
+    load1 = os.getloadavg()
+    total = time.perf_counter() - t_start
+    print(f"\nload average at end: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}; "
+          f"total time {total:.0f} s")
+    if load1[0] > ncores + 0.5:  # the benchmark itself keeps up to ncores busy
+        print("WARNING: the load average at the end suggests other work ran during the benchmark")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"load_start": load0, "load_end": load1, "scale": scale,
+                       "repeat": args.repeat, "threads": args.threads,
+                       "machine": machine_info(args.threads), "results": results,
+                       "notes": notes.items}, f, indent=1, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

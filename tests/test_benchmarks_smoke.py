@@ -1,0 +1,174 @@
+"""Smoke tests for benchmarks/: matrix generators at tiny sizes and one quick bench.py run."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH_DIR = os.path.join(ROOT, "benchmarks")
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", os.path.join(BENCH_DIR, f"{name}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look the module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+matrices = _load("matrices")
+
+
+def _sparray_importable() -> bool:
+    try:
+        import sparray
+
+        sparray.COO  # noqa: B018
+    except Exception:  # noqa: BLE001
+        return False
+    return True
+
+
+def _check_arrays(row, col, val, shape, nse=None):
+    assert row.dtype == np.int64 and col.dtype == np.int64 and val.dtype == np.float64
+    assert row.ndim == col.ndim == val.ndim == 1
+    assert row.shape == col.shape == val.shape
+    assert isinstance(shape, tuple) and len(shape) == 2
+    if nse is not None:
+        assert row.size == nse
+    if row.size:
+        assert 0 <= row.min() and row.max() < shape[0]
+        assert 0 <= col.min() and col.max() < shape[1]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+def test_poisson2d_structure(n):
+    row, col, val, shape = matrices.poisson2d(n)
+    N = n * n
+    assert shape == (N, N)
+    _check_arrays(row, col, val, shape, nse=5 * n * n - 4 * n)
+    lin = row * N + col
+    assert np.all(np.diff(lin) > 0)  # sorted, no duplicates
+    dense = np.zeros(shape)
+    dense[row, col] = val
+    assert np.array_equal(dense, dense.T)  # symmetric pattern and values
+    assert np.all(np.diag(dense) == 4.0)
+    off = dense - np.diag(np.diag(dense))
+    assert set(np.unique(off[off != 0])) <= {-1.0}
+    counts = np.bincount(row, minlength=N)
+    sums = dense.sum(axis=1)
+    i, j = np.divmod(np.arange(N), n)
+    interior = (i > 0) & (i < n - 1) & (j > 0) & (j < n - 1)
+    assert np.all(counts[interior] == 5)
+    assert np.all(sums[interior] == 0.0)
+    # boundary rows: fewer neighbours, positive row sum 4 - neighbours
+    assert np.all(sums[~interior] == 4.0 - (counts[~interior] - 1))
+    # neighbours are grid neighbours
+    ri, rj = np.divmod(row, n)
+    ci, cj = np.divmod(col, n)
+    assert np.all(np.abs(ri - ci) + np.abs(rj - cj) <= 1)
+
+
+def test_uniform_random_unique_sorted():
+    row, col, val, shape = matrices.uniform_random(50, 40, 1500, seed=5)
+    assert shape == (50, 40)
+    _check_arrays(row, col, val, shape, nse=1500)
+    lin = row * 40 + col
+    assert np.all(np.diff(lin) > 0)  # sorted and distinct
+    assert np.all((val >= 0.5) & (val < 1.5))
+    again = matrices.uniform_random(50, 40, 1500, seed=5)
+    assert all(np.array_equal(a, b) for a, b in zip((row, col, val), again[:3]))
+    other = matrices.uniform_random(50, 40, 1500, seed=6)
+    assert not np.array_equal(row * 40 + col, other[0] * 40 + other[1])
+
+
+def test_uniform_random_options():
+    row, col, val, shape = matrices.uniform_random(30, 30, 800, seed=1, unique=True, sort=False)
+    _check_arrays(row, col, val, shape, nse=800)
+    lin = row * 30 + col
+    assert np.unique(lin).size == 800
+    assert not np.all(np.diff(lin) > 0)  # random order
+    row, col, val, shape = matrices.uniform_random(10, 10, 500, seed=1, unique=False, sort=False)
+    _check_arrays(row, col, val, shape, nse=500)
+    assert matrices.duplicate_fraction(row, col, shape) > 0.5  # 500 draws in 100 cells
+    with pytest.raises(ValueError):
+        matrices.uniform_random(3, 3, 10, unique=True)
+
+
+def test_rmat_structure():
+    row, col, val, shape = matrices.rmat(scale=8, nse=5000, seed=3)
+    assert shape == (256, 256)
+    _check_arrays(row, col, val, shape, nse=5000)
+    dup = matrices.duplicate_fraction(row, col, shape)
+    assert 0.0 < dup < 1.0
+    # power law skew: with a = 0.57 the top-left quadrant gets about 57% of the edges
+    top_left = np.mean((row < 128) & (col < 128))
+    assert 0.5 < top_left < 0.64
+    # random order (not sorted)
+    assert not np.all(np.diff(row * 256 + col) >= 0)
+    again = matrices.rmat(scale=8, nse=5000, seed=3)
+    assert np.array_equal(row, again[0]) and np.array_equal(col, again[1])
+
+
+@pytest.mark.parametrize("name", matrices.MATRIX_NAMES)
+def test_named_matrices_tiny(name):
+    row, col, val, shape = matrices.get(name, scale=1e-4)
+    _check_arrays(row, col, val, shape)
+    assert 500 <= row.size <= 2000
+
+
+def test_duplicate_fraction():
+    row = np.array([0, 0, 1, 0], dtype=np.int64)
+    col = np.array([1, 1, 1, 2], dtype=np.int64)
+    assert matrices.duplicate_fraction(row, col, (2, 3)) == pytest.approx(0.25)
+    assert matrices.duplicate_fraction(row[:0], col[:0], (2, 3)) == 0.0
+
+
+def test_bench_cells_report_errors_without_stopping(monkeypatch):
+    bench = _load("bench")
+
+    def boom(*args):
+        raise ZeroDivisionError("nope")
+
+    m = matrices.get("poisson", scale=1e-4)
+    case = bench.Case("boom", "poisson", lambda lib, mats: (1,), {"scipy": boom, "numpy": None})
+    cell = bench.run_cell(case, "scipy", [m], 1, 10.0, {}, {})
+    assert cell.status == "err" and "ZeroDivisionError" in cell.error
+    monkeypatch.setitem(bench.LIB_MODULES, "torch", "no_such_module_for_sparray_bench")
+    case = bench.Case("ok", "poisson", lambda lib, mats: (2,), {"torch": lambda x: x})
+    cell = bench.run_cell(case, "torch", [m], 1, 10.0, {}, {})
+    assert cell.status == "n/a"
+    case = bench.Case("ok", "poisson", lambda lib, mats: (2,), {"scipy": lambda x: x + 1})
+    cell = bench.run_cell(case, "scipy", [m], 3, 10.0, {}, {})
+    assert cell.status == "ok" and cell.n == 3 and cell.time >= 0
+    notes = bench.Notes()
+    assert bench.cell_text(bench.Cell(status="err", error="X: y"), "sparray", case, notes) == "err[1]"
+    assert bench.ratio_text(bench.Cell(time=2.0), bench.Cell(time=1.0)) == "2.00x"
+
+
+@pytest.mark.skipif(not _sparray_importable(), reason="sparray (sparray.COO) is not importable")
+def test_bench_quick_run():
+    cmd = [sys.executable, os.path.join(BENCH_DIR, "bench.py"), "--quick", "--scale", "0.001",
+           "--repeat", "1", "--only", "sum(axis=1) poisson", "--no-first-call"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    out = p.stdout
+    assert "load average at start" in out and "load average at end" in out
+    lines = [ln for ln in out.splitlines() if ln.startswith("| ")]
+    assert lines and lines[0].startswith("| case")
+    assert any("sum(axis=1)" in ln and "poisson" in ln for ln in lines[1:])
+
+
+def test_bench_lists_required_cases():
+    p = subprocess.run([sys.executable, os.path.join(BENCH_DIR, "bench.py"), "--list"],
+                       capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    for label in ("coalesce rmat", "A + B uniform+uniform_b", "sum(axis=0) uniform",
+                  "sum(axis=1) rmat", "sum(axis=0) poisson", "first call"):
+        assert label in p.stdout
