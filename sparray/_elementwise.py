@@ -245,7 +245,7 @@ def _sparse_sparse(name, annihilating, A, B):
 
 # ops with a fused merge-and-apply kernel (sparray.kernels.cpu.binary) for these result dtypes
 FUSED = ("add", "subtract", "multiply", "divide", "maximum", "minimum")
-_FUSED_DTYPES = ("float32", "float64", "int32", "int64", "complex64", "complex128")
+_FUSED_DTYPES = ("float32", "float64", "int32", "int64")
 
 
 def _fusable(name, dtype) -> bool:
@@ -254,7 +254,7 @@ def _fusable(name, dtype) -> bool:
     kind = dtype_name(dtype)
     if name not in FUSED or kind not in _FUSED_DTYPES:
         return False
-    return not ((name == "divide" and kind.startswith("int")) or (name in ("maximum", "minimum") and kind.startswith("complex")))
+    return not (name == "divide" and kind.startswith("int"))
 
 
 @_dispatch.register("merge_apply", "coo", "generic")

@@ -79,7 +79,7 @@ def same_value(xp, a, b):
 
 def fill_is_zero(xp, fill) -> bool:
     """Whether every element of the fill value is zero (the linear-algebra default)."""
-    return bool(xp.all(fill == 0))
+    return bool(xp.all(fill == xp.zeros((), dtype=fill.dtype)))  # same dtype: strict namespaces allow it
 
 
 def as_fill_array(xp, value, dtype):

@@ -77,6 +77,8 @@ class _Groups:
             self.keys = None
         elif not self.kept:
             self.keys = xp.zeros((A.nse,), dtype=xp.int64)
+        elif len(self.kept) == 1:
+            self.keys = A._indices[self.kept[0], :]  # a view: the kernels take int32 or int64 keys
         else:
             kept_rows = A._indices if len(self.kept) == s else xp.take(A._indices, xp.asarray(self.kept, dtype=xp.int64), axis=0)
             self.keys = linear_keys(xp, kept_rows, self.kept_shape)
@@ -113,7 +115,8 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
     compute_dt = out_dt if kind not in ("any", "all", "max", "min") else A.dtype
     if kind in ("var", "std") and xp.isdtype(A.dtype, "complex floating"):
         compute_dt = A.dtype  # deviations are complex; only |dev|**2 (and so the result) is real
-    if not (kind == "sum" and fill_is_zero(xp, A._fill) and compute_dt == A.dtype and A.dtype != xp.bool):
+    zero_fill = fill_is_zero(xp, A._fill)
+    if not (kind == "sum" and zero_fill and compute_dt == A.dtype and A.dtype != xp.bool):
         # counts of unspecified positions need unique positions; so does a sum whose cast is
         # not linear (bool duplicates or together, a cast to int truncates the summed element)
         A = A.coalesce()
@@ -143,7 +146,13 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
     vals = xp.reshape(xp.permute_dims(values, tuple(perm_v)), (A.nse, m, rd))
     fills = xp.reshape(xp.permute_dims(fill, tuple(perm_f)) if perm_f else fill, (1, m, rd))
 
-    keys, result, counts = _grouped(xp, kind, groups, vals, fills, total, correction)
+    if kind == "sum" and zero_fill and rd == 1 and groups.kept and not groups.identity and groups.nkeys <= 4 * A.nse + 65536:
+        # zero fill: no counts needed; one dense scatter-add, then keep the non-zero sums
+        dense = _dispatch.call("scatter_sum", "coo", xp, groups.keys, xp.reshape(vals, (A.nse, m)), groups.nkeys)
+        keys = xp.nonzero(xp.any(dense != 0, axis=1))[0]
+        result = xp.take(dense, keys, axis=0)
+    else:
+        keys, result, _ = _grouped(xp, kind, groups, vals, fills, total, correction)
     empty_result = _finish(xp, kind, *_empty_group(xp, kind, fills), xp.zeros((1, 1), dtype=xp.int64), groups.n_red, fills, total, correction)
 
     if kind in ("mean", "var", "std", "sum", "prod") and result.dtype != out_dt:
@@ -185,6 +194,8 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
 
 def _local(xp, kind, block):
     """Reduce the last axis (the reduced dense axes) of ``block`` (..., rd)."""
+    if block.shape[-1] == 1:
+        return block[..., 0]  # nothing to reduce: a view, not a copy
     if kind in ("sum", "mean", "var", "std"):
         return xp.sum(block, axis=-1)
     if kind == "prod":

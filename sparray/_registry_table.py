@@ -14,6 +14,7 @@ KERNELS = [
     ("group_reduce",     "coo", "numba", "sparray.kernels.cpu.group_reduce:group_reduce"),
     ("to_dense",         "coo", "numba", "sparray.kernels.cpu.dense:to_dense"),
     ("merge_apply",      "coo", "numba", "sparray.kernels.cpu.binary:merge_apply"),
+    ("scatter_sum",      "coo", "numba", "sparray.kernels.cpu.scatter:scatter_sum"),
 ]  # fmt: skip
 
 for _op, _layout, _backend, _target in KERNELS:

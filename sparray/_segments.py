@@ -8,7 +8,8 @@ works on every namespace.
 Registered in the device registry as the ``"generic"`` implementations of
 
 - ``coalesce(keys, values) -> (ukeys, uvalues)``: duplicates summed (bool: or);
-- ``group_reduce(keys, values, nkeys, op) -> (ukeys, acc, counts)``, op in sum/prod/max/min.
+- ``group_reduce(keys, values, nkeys, op) -> (ukeys, acc, counts)``, op in sum/prod/max/min;
+- ``scatter_sum(keys, values, nkeys) -> acc``: the per-key sums as a dense ``(nkeys, m)`` array.
 
 ``values`` are always 2-d ``(n, m)``; keys int64 in ``[0, nkeys)``.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from ._dispatch import register
 
-__all__ = ["segment_reduce_sorted", "coalesce_generic", "group_reduce_generic", "OPS"]
+__all__ = ["segment_reduce_sorted", "coalesce_generic", "group_reduce_generic", "scatter_sum_generic", "OPS"]
 
 OPS = ("sum", "prod", "max", "min")
 
@@ -78,3 +79,17 @@ def group_reduce_generic(xp, keys, values, nkeys, op):
     sk, sv, starts = _sorted_runs(xp, keys, values)
     acc, counts = segment_reduce_sorted(xp, starts, sv, op)
     return sk[starts], acc, counts
+
+
+@register("scatter_sum", "coo", "generic")
+def scatter_sum_generic(xp, keys, values, nkeys):
+    """Dense per-key sums: group_reduce, then a searchsorted gather (the array API has no scatter)."""
+    ukeys, acc, _ = group_reduce_generic(xp, xp.astype(keys, xp.int64), values, nkeys, "sum")
+    m = values.shape[1]
+    if ukeys.shape[0] == 0:
+        return xp.zeros((nkeys, m), dtype=values.dtype)
+    targets = xp.arange(nkeys, dtype=xp.int64)
+    pos = xp.searchsorted(ukeys, targets)
+    clipped = xp.where(pos < ukeys.shape[0], pos, xp.full_like(pos, ukeys.shape[0] - 1))
+    found = xp.reshape(xp.take(ukeys, clipped) == targets, (nkeys, 1))
+    return xp.where(found, xp.take(acc, clipped, axis=0), xp.zeros((1, m), dtype=values.dtype))

@@ -5,6 +5,10 @@ import pytest
 
 from sparray.kernels import KernelDeclined
 from sparray.kernels.cpu import _sort, coalesce as co, group_reduce as gr, merge as mg
+from sparray.kernels.cpu.binary import MODES as FUSED_MODES
+from sparray.kernels.cpu.binary import OPS as FUSED_OPS
+from sparray.kernels.cpu.binary import merge_apply
+from sparray.kernels.cpu.scatter import scatter_sum
 
 DTYPES = [np.bool_, np.int32, np.int64, np.uint8, np.float32, np.float64, np.complex128]
 ALL_DTYPES = DTYPES + [np.int8, np.int16, np.uint16, np.uint32, np.uint64, np.complex64]
@@ -390,3 +394,85 @@ def test_group_reduce_errors():
         gr.group_reduce(np.array([0, 1]), np.ones((2, 1), np.float16), 5, "sum")
     with pytest.raises(KernelDeclined):
         gr.group_reduce(np.array([0, 1]), np.ones((2, 1), bool), 5, "sum")
+
+
+# ---- binary.merge_apply (fused merge + op) and scatter.scatter_sum ---------------------------
+
+
+def _ref_merge_apply(ka, va, fa, kb, vb, fb, mode, op):
+    f = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
+         "maximum": np.maximum, "minimum": np.minimum}[op]  # fmt: skip
+    keys = {"union": np.union1d(ka, kb), "intersection": np.intersect1d(ka, kb), "left": ka, "right": kb}[mode]
+    m = fa.shape[0]
+    sa, sb = set(ka.tolist()), set(kb.tolist())
+    ga = np.array([va[np.searchsorted(ka, k)] if k in sa else fa for k in keys]).reshape(len(keys), m)
+    gb = np.array([vb[np.searchsorted(kb, k)] if k in sb else fb for k in keys]).reshape(len(keys), m)
+    return keys, f(ga, gb)
+
+
+@pytest.mark.parametrize("mode", list(FUSED_MODES))
+@pytest.mark.parametrize("op", list(FUSED_OPS))
+@pytest.mark.parametrize("na,nb", [(0, 0), (0, 5), (7, 0), (40, 30), (3000, 2000)])
+def test_merge_apply_matches_reference(mode, op, na, nb):
+    rng = np.random.default_rng(na * 7 + nb)
+    shape = (60, 70)
+    ka = np.sort(rng.choice(4200, size=na, replace=False)).astype(np.int64)
+    kb = np.sort(rng.choice(4200, size=nb, replace=False)).astype(np.int64)
+    va, vb = rng.standard_normal((na, 2)), rng.standard_normal((nb, 2))
+    va[::5, 0] = np.nan
+    fa, fb = np.array([0.5, np.nan]), np.array([2.0, -1.0])
+    idx_a = np.array(np.unravel_index(ka, shape), dtype=np.int32).reshape(2, na)
+    idx_b = np.array(np.unravel_index(kb, shape), dtype=np.int32).reshape(2, nb)
+    with np.errstate(all="ignore"):
+        out_idx, out_vals = merge_apply(idx_a, va, fa, idx_b, vb, fb, shape, mode, op)
+        keys, ref = _ref_merge_apply(ka, va, fa, kb, vb, fb, mode, op)
+    assert out_idx.dtype == np.int32
+    np.testing.assert_array_equal(np.ravel_multi_index(tuple(out_idx), shape) if len(keys) else keys, keys)
+    np.testing.assert_array_equal(out_vals, ref)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+def test_merge_apply_dtypes_and_mixed_index_widths(dtype):
+    idx_a = np.array([[0, 2, 5]], dtype=np.int32)
+    idx_b = np.array([[2, 3]], dtype=np.int64)
+    va = np.array([[1], [2], [3]], dtype=dtype)
+    vb = np.array([[10], [20]], dtype=dtype)
+    out_idx, out_vals = merge_apply(idx_a, va, np.zeros(1, dtype), idx_b, vb, np.ones(1, dtype), (6,), "union", "add")
+    assert out_idx.dtype == np.int64 and out_vals.dtype == np.dtype(dtype)
+    assert out_idx.tolist() == [[0, 2, 3, 5]] and out_vals.ravel().tolist() == [2, 12, 20, 4]
+
+
+def test_merge_apply_declines_and_rejects():
+    idx = np.array([[0, 1]])
+    with pytest.raises(KernelDeclined):
+        merge_apply(idx, np.ones((2, 1), bool), np.ones(1, bool), idx, np.ones((2, 1), bool), np.ones(1, bool), (2,), "union", "add")
+    with pytest.raises(KernelDeclined):
+        merge_apply(idx, np.ones((2, 1), np.int64), np.ones(1, np.int64), idx, np.ones((2, 1), np.int64), np.ones(1, np.int64), (2,), "union", "divide")
+    with pytest.raises(KernelDeclined):
+        merge_apply(idx, np.ones((2, 1)), np.ones(1), idx, np.ones((2, 1)), np.ones(1), (2,), "union", "atan2")
+    with pytest.raises(KernelDeclined):
+        c = np.ones((2, 1), complex)
+        merge_apply(idx, c, np.ones(1, complex), idx, c, np.ones(1, complex), (2,), "union", "add")
+    with pytest.raises(ValueError):
+        merge_apply(idx, np.ones((3, 1)), np.ones(1), idx, np.ones((2, 1)), np.ones(1), (2,), "union", "add")
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float64", "complex128", "float32"])
+@pytest.mark.parametrize("n,nkeys,m", [(0, 5, 1), (1, 1, 1), (100, 7, 3), (200_000, 1000, 1), (50_000, 200_000, 2)])
+def test_scatter_sum_matches_add_at(dtype, n, nkeys, m):
+    rng = np.random.default_rng(n + nkeys)
+    keys = rng.integers(0, nkeys, size=n)
+    values = rng.integers(-5, 5, size=(n, m)).astype(dtype)
+    expected = np.zeros((nkeys, m), dtype=dtype)
+    np.add.at(expected, keys, values)
+    np.testing.assert_allclose(scatter_sum(keys, values, nkeys), expected)
+    np.testing.assert_allclose(scatter_sum(keys.astype(np.int32), values, nkeys), expected)
+
+
+def test_scatter_sum_rejects_out_of_range_keys():
+    with pytest.raises(ValueError, match="outside"):
+        scatter_sum(np.array([0, 5]), np.ones((2, 1)), 5)
+    with pytest.raises(ValueError, match="outside"):
+        scatter_sum(np.array([-1]), np.ones((1, 1)), 5)
+    with pytest.raises(KernelDeclined):
+        scatter_sum(np.array([0]), np.ones((1, 1), bool), 5)

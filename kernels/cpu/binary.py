@@ -4,7 +4,8 @@
 
 - ``idx_a`` (s, na), ``idx_b`` (s, nb): index arrays of two coalesced arrays over the same
   sparse shape (unique, row-major sorted, range-checked by the core); int32 or int64.
-- ``va`` (na, m), ``vb`` (nb, m): values of ONE dtype (float32/64, int32/64, complex64/128);
+- ``va`` (na, m), ``vb`` (nb, m): values of ONE dtype (float32/64, int32/64; complex values take
+  the general route, since one kernel per op would multiply compile time);
   ``fa``, ``fb`` (m,): the fills, same dtype.
 - ``mode``: "union", "intersection", "left" (A's positions) or "right" (B's positions).
 - ``op``: "add", "subtract", "multiply", "divide" (floats), "maximum", "minimum" (real; NaN
@@ -35,7 +36,7 @@ __all__ = ["merge_apply", "OPS", "MODES"]
 
 OPS = {"add": 0, "subtract": 1, "multiply": 2, "divide": 3, "maximum": 4, "minimum": 5}
 MODES = {"union": 0, "intersection": 1, "left": 2, "right": 3}
-_DTYPES = {np.dtype(t) for t in ("float32", "float64", "int32", "int64", "complex64", "complex128")}
+_DTYPES = {np.dtype(t) for t in ("float32", "float64", "int32", "int64")}  # complex: the general route
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
@@ -234,7 +235,7 @@ def merge_apply(idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, op):
     dt = va.dtype
     if vb.dtype != dt or dt not in _DTYPES:
         raise KernelDeclined(f"values of dtypes {va.dtype}/{vb.dtype}: the fused kernel takes one of {sorted(map(str, _DTYPES))}")
-    if (op == "divide" and dt.kind in "iu") or (op in ("maximum", "minimum") and dt.kind == "c"):
+    if op == "divide" and dt.kind in "iu":
         raise KernelDeclined(f"{op} on {dt} has no fused kernel")
     s = len(sparse_shape)
     if idx_a.ndim != 2 or idx_b.ndim != 2 or idx_a.shape[0] != s or idx_b.shape[0] != s:
