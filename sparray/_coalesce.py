@@ -45,7 +45,7 @@ def coalesce(A):
     if keys is None:
         indices, values = _coalesce_multikey(xp, A._indices, A._values)
     else:
-        ukeys, uvals = _dispatch.call("coalesce", "coo", xp, keys, flat_values(xp, A._values))
+        ukeys, uvals = _dispatch.call("coalesce", "coo", xp, keys, flat_values(xp, A._values), work=A.nse)
         indices = unravel(xp, ukeys, sparse_shape, A._indices.dtype)
         values = unflat_values(xp, uvals, A.dense_shape)
     return COO._from_parts(xp, indices, values, A.shape, A._fill, coalesced=True)

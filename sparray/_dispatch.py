@@ -44,6 +44,12 @@ __all__ = [
 BACKENDS = ("numba", "cupy", "generic")
 
 _REGISTRY: dict[tuple[str, str, str], object] = {}
+_JIT: set[tuple[str, str, str]] = set()  # entries that wake a JIT (numba): skipped for small inputs
+
+# Below this much work (rows), the generic path on NumPy data takes microseconds while waking
+# numba costs its import (~0.3 s) and thread pool: small inputs run generic unless a backend
+# is forced with use_backend.
+SMALL_WORK = 1 << 14
 _FORCED: contextvars.ContextVar[str | None] = contextvars.ContextVar("sparray_backend", default=None)
 _WARNED: set[tuple[str, str]] = set()
 _AVAILABLE: dict[str, bool] = {}
@@ -53,16 +59,20 @@ class SparrayPerformanceWarning(UserWarning):
     """A fast kernel could not be used and a slower implementation ran instead."""
 
 
-def register(op: str, layout: str, backend: str, impl=None):
+def register(op: str, layout: str, backend: str, impl=None, *, jit: bool = False):
     """Register ``impl`` (a callable or a ``"module:function"`` string) for ``(op, layout, backend)``.
 
-    Usable as a decorator: ``@register("coalesce", "coo", "generic")``.
+    ``jit=True`` marks a kernel that needs a JIT warm-up (numba); such kernels serve inputs of at
+    least ``SMALL_WORK`` rows unless the backend is forced. Usable as a decorator:
+    ``@register("coalesce", "coo", "generic")``.
     """
     if backend not in BACKENDS:
         raise ValueError(f"register: backend must be one of {BACKENDS}; got {backend!r}")
 
     def deco(fn):
         _REGISTRY[(op, layout, backend)] = fn
+        if jit:
+            _JIT.add((op, layout, backend))
         return fn
 
     return deco if impl is None else deco(impl)
@@ -127,8 +137,9 @@ def _resolve(entry):
     return entry
 
 
-def _lookup(op: str, layout: str, xp):
+def _lookup(op: str, layout: str, xp, work=None):
     forced = _FORCED.get()
+    small = forced is None and work is not None and work < SMALL_WORK
     kind = backend_kind(xp)
     if forced == "generic" or (forced is not None and forced != kind):
         candidates = ["generic"]
@@ -136,7 +147,7 @@ def _lookup(op: str, layout: str, xp):
         candidates = [kind, "generic"] if kind != "generic" else ["generic"]
     for backend in candidates:
         key = (op, layout, backend)
-        if key in _REGISTRY and _backend_available(backend):
+        if key in _REGISTRY and _backend_available(backend) and not (small and key in _JIT):
             impl = _resolve(_REGISTRY[key])
             _REGISTRY[key] = impl
             return backend, impl
@@ -144,9 +155,12 @@ def _lookup(op: str, layout: str, xp):
     raise NotImplementedError(f"sparray: no implementation of {op!r} for layout {layout!r}; known: {known}")
 
 
-def call(op: str, layout: str, xp, *args):
-    """Run ``op`` for ``layout`` on data of namespace ``xp`` with the best registered implementation."""
-    backend, impl = _lookup(op, layout, xp)
+def call(op: str, layout: str, xp, *args, work=None):
+    """Run ``op`` for ``layout`` on data of namespace ``xp`` with the best registered implementation.
+
+    ``work`` (rows to process) lets small inputs skip JIT kernels (see ``SMALL_WORK``).
+    """
+    backend, impl = _lookup(op, layout, xp, work)
     if backend == "generic":
         return impl(xp, *args)
     from .kernels import KernelDeclined

@@ -234,7 +234,10 @@ def _sparse_sparse(name, annihilating, A, B):
         if va.dtype != out_dtype or vb.dtype != out_dtype:
             va, vb = xp.astype(va, out_dtype), xp.astype(vb, out_dtype)
             fa_flat, fb_flat = xp.astype(fa_flat, out_dtype), xp.astype(fb_flat, out_dtype)
-        merged = _dispatch.call("merge_apply", "coo", xp, A._indices, va, fa_flat, B._indices, vb, fb_flat, sparse_shape, pattern, name)
+        merged = _dispatch.call(
+            "merge_apply", "coo", xp, A._indices, va, fa_flat, B._indices, vb, fb_flat, sparse_shape, pattern, name,
+            work=A.nse + B.nse,
+        )
     else:
         merged = _merge_apply_general(xp, A._indices, va, fa_flat, B._indices, vb, fb_flat, sparse_shape, pattern, name)
     indices, flat = merged
@@ -275,11 +278,11 @@ def _merge_apply_general(xp, idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, n
     keys = (kb, ka) if swap else (ka, kb)
     offsets = xp.asarray([0, keys[0].shape[0], keys[0].shape[0] + keys[1].shape[0]], dtype=xp.int64)
     out_keys, positions = _dispatch.call(
-        "merge_pattern", "coo", xp, xp.concat(keys), offsets, "left" if swap else mode
+        "merge_pattern", "coo", xp, xp.concat(keys), offsets, "left" if swap else mode, work=ka.shape[0] + kb.shape[0]
     )
     pos_a, pos_b = (positions[1, :], positions[0, :]) if swap else (positions[0, :], positions[1, :])
-    ga = _dispatch.call("gather_with_fill", "coo", xp, va, pos_a, fa)
-    gb = _dispatch.call("gather_with_fill", "coo", xp, vb, pos_b, fb)
+    ga = _dispatch.call("gather_with_fill", "coo", xp, va, pos_a, fa, work=pos_a.shape[0])
+    gb = _dispatch.call("gather_with_fill", "coo", xp, vb, pos_b, fb, work=pos_b.shape[0])
     values = f(ga, gb)
     if not is_array(values) or values.ndim != 2:
         values = xp.reshape(xp.asarray(values), (out_keys.shape[0], va.shape[1]))

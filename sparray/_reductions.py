@@ -90,7 +90,7 @@ class _Groups:
         """(present keys or None, per-group (G, m) result, counts (G,)) for ``rows`` (nse, m)."""
         if self.identity:
             return None, rows, xp.ones((rows.shape[0],), dtype=xp.int64)
-        return _dispatch.call("group_reduce", "coo", xp, self.keys, rows, self.nkeys, op)
+        return _dispatch.call("group_reduce", "coo", xp, self.keys, rows, self.nkeys, op, work=rows.shape[0])
 
 
 def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
@@ -148,7 +148,9 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
 
     if kind == "sum" and zero_fill and rd == 1 and groups.kept and not groups.identity and groups.nkeys <= 4 * A.nse + 65536:
         # zero fill: no counts needed; one dense scatter-add, then keep the non-zero sums
-        dense = _dispatch.call("scatter_sum", "coo", xp, groups.keys, xp.reshape(vals, (A.nse, m)), groups.nkeys)
+        dense = _dispatch.call(
+            "scatter_sum", "coo", xp, groups.keys, xp.reshape(vals, (A.nse, m)), groups.nkeys, work=A.nse
+        )
         keys = xp.nonzero(xp.any(dense != 0, axis=1))[0]
         result = xp.take(dense, keys, axis=0)
     else:

@@ -17,5 +17,8 @@ KERNELS = [
     ("scatter_sum",      "coo", "numba", "sparray.kernels.cpu.scatter:scatter_sum"),
 ]  # fmt: skip
 
+# kernels that need no JIT warm-up (plain NumPy): used for inputs of every size
+NO_JIT = {("to_dense", "coo", "numba")}
+
 for _op, _layout, _backend, _target in KERNELS:
-    register(_op, _layout, _backend, _target)
+    register(_op, _layout, _backend, _target, jit=(_op, _layout, _backend) not in NO_JIT)

@@ -24,15 +24,6 @@ VALUE = {"float64": 2.5, "float32": -1.25, "int32": 7, "int64": -3, "bool": True
 OTHER_FILL = {"float64": 1.5, "float32": 0.5, "int32": 2, "int64": 5, "bool": False, "complex128": 3j}
 
 
-@pytest.fixture(params=["generic", "default"])
-def backend(request):
-    """Run the test body under ``use_backend("generic")`` or the default registry choice."""
-    if request.param == "generic":
-        with sparray.use_backend("generic"):
-            yield request.param
-    else:
-        yield request.param
-
 
 def fill_of(A):
     """A's fill as a NumPy array broadcast to the dense part."""

@@ -57,10 +57,10 @@ def test_declined_kernel_falls_back_and_warns_once():
     _dispatch._WARNED.clear()
     try:
         A = sparray.COO([[1, 0, 1]], [1.0, 2.0, 3.0], shape=(2,))
-        with pytest.warns(sparray.SparrayPerformanceWarning, match="declined.*float16"):
+        with sparray.use_backend("numba"), pytest.warns(sparray.SparrayPerformanceWarning, match="declined.*float16"):
             C = A.coalesce()
         np.testing.assert_array_equal(C.to_dense(), [2.0, 4.0])
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), sparray.use_backend("numba"):
             warnings.simplefilter("error")
             sparray.COO([[1, 0, 1]], [1.0, 2.0, 3.0], shape=(2,)).coalesce()  # warned once only
     finally:
@@ -96,7 +96,8 @@ def test_kernels_match_generic(shape, s, fill):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         for name, op in ops.items():
-            fast = op()
+            with sparray.use_backend("numba"):
+                fast = op()
             with sparray.use_backend("generic"):
                 ref = op()
             if isinstance(ref, sparray.SparseArray):
@@ -105,3 +106,19 @@ def test_kernels_match_generic(shape, s, fill):
                 np.testing.assert_allclose(fast.values, ref.values, rtol=1e-12, equal_nan=True, err_msg=name)
                 ref = ref.to_dense()
             assert_matches_dense(fast, ref)
+
+
+def test_small_inputs_skip_the_jit_and_large_ones_use_it():
+    """Under SMALL_WORK rows the generic path runs (numba is not even imported); above, the kernel."""
+    code = (
+        "import sys, numpy as np, sparray\n"
+        "A = sparray.COO(np.array([[3, 1, 3]]), np.ones(3), shape=(5,))\n"
+        "A.coalesce(); A + A; sparray.sum(A)\n"
+        "print('numba' in sys.modules)\n"
+        "n = sparray._dispatch.SMALL_WORK * 2\n"
+        "B = sparray.COO(np.arange(n)[::-1].reshape(1, n).copy(), np.ones(n), shape=(n,))\n"
+        "B.coalesce()\n"
+        "print('sparray.kernels.cpu.coalesce' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True"], out

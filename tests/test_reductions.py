@@ -5,7 +5,7 @@ with the same axis / keepdims and compares values, dtype, the result type (dense
 sparse dim is reduced, else COO) and, for a COO result, its fill: the reduction of an all-fill
 slice (e.g. ``sum`` over an axis of length n gives ``fill * n``).
 
-Each test runs under the generic backend and under the default one (numba kernels on NumPy).
+Each test runs under the generic backend and with the numba kernels forced (the `backend` fixture of conftest.py).
 """
 
 from __future__ import annotations
@@ -28,15 +28,6 @@ import sparray
 KINDS = ["sum", "prod", "max", "min", "mean", "var", "std", "any", "all"]
 SHAPE_IDS = [f"{'x'.join(map(str, s))}-s{k}" for s, k in SHAPES]
 
-
-@pytest.fixture(params=["generic", "default"])
-def backend(request):
-    """Run the test body under ``use_backend("generic")`` or the default registry choice."""
-    if request.param == "generic":
-        with sparray.use_backend("generic"):
-            yield request.param
-    else:
-        yield request.param
 
 
 @contextlib.contextmanager
