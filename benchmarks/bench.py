@@ -479,7 +479,8 @@ except Exception as exc:
     print("FIRSTCALL " + json.dumps(out))
     sys.exit(0)
 import numpy as np
-n, nse = 1000, 5000
+nse = int(sys.argv[3]) if len(sys.argv) > 3 else 5000
+n = 1000 if nse <= 5000 else 100_000
 
 def raw(seed):
     r = np.random.default_rng(seed)
@@ -537,16 +538,19 @@ print("FIRSTCALL " + json.dumps(out))
 """
 
 FIRST_CALL_OPS = ("coalesce", "add", "sum0", "sum1")
+# small: below sparray's JIT threshold (its generic NumPy path runs, numba is never imported);
+# large: the numba kernels run, so their start-up (numba import, cached code load) is included
+FIRST_CALL_SIZES = (5_000, 1_000_000)
 
 
-def run_first_call(libname: str, ops, threads: int, timeout: float = 300.0) -> dict:
+def run_first_call(libname: str, ops, threads: int, timeout: float = 300.0, nse: int = 5000) -> dict:
     """Run the first-call child for ``ops`` (a list) in a fresh process; returns its report."""
     env = dict(os.environ)
     env["NUMBA_NUM_THREADS"] = str(threads)
     env["OMP_NUM_THREADS"] = str(threads)
     env["PYTHONWARNINGS"] = "ignore"
     try:
-        p = subprocess.run([sys.executable, "-c", _FIRST_CALL_CHILD, libname, ",".join(ops)],
+        p = subprocess.run([sys.executable, "-c", _FIRST_CALL_CHILD, libname, ",".join(ops), str(nse)],
                            capture_output=True, text=True, timeout=timeout, env=env,
                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     except subprocess.TimeoutExpired:
@@ -805,21 +809,22 @@ def main(argv=None) -> int:
     first_rows = []
     if do_first:
         print("\n## First call in a fresh process, numba cache warm (a warm-up process ran every op "
-              "first); import excluded; 2nd call in parentheses. Small input: 1000 x 1000, 5000 "
-              "entries\n", flush=True)
+              "first); import excluded; 2nd call in parentheses. Inputs: 5e3 entries on 1000 x 1000 "
+              "and 1e6 entries on 1e5 x 1e5\n", flush=True)
         fc = {}
         for libname in LIBS:
-            # one process runs every op once to warm numba's on-disk cache (and the OS file
-            # cache); then one fresh process per op is the measurement ("second run")
-            run_first_call(libname, FIRST_CALL_OPS, args.threads)
-            for op in FIRST_CALL_OPS:
-                fc[(libname, op)] = run_first_call(libname, [op], args.threads)
+            for size in FIRST_CALL_SIZES:
+                # one process runs every op once to warm numba's on-disk cache (and the OS file
+                # cache); then one fresh process per op is the measurement ("second run")
+                run_first_call(libname, FIRST_CALL_OPS, args.threads, nse=size)
+                for op in FIRST_CALL_OPS:
+                    fc[(libname, op, size)] = run_first_call(libname, [op], args.threads, nse=size)
         header = ["first call: 1st (2nd) call"] + list(LIBS)
-        for op in FIRST_CALL_OPS:
-            label = {"sum0": "sum(axis=0)", "sum1": "sum(axis=1)"}.get(op, op)
+        for op, size in [(op, size) for size in FIRST_CALL_SIZES for op in FIRST_CALL_OPS]:
+            label = {"sum0": "sum(axis=0)", "sum1": "sum(axis=1)"}.get(op, op) + f" {size:.0e}".replace("+0", "")
             row = [label]
             for libname in LIBS:
-                r = fc[(libname, op)]
+                r = fc[(libname, op, size)]
                 err = r.get("error") or r.get("ops", {}).get(op, {}).get("error")
                 if err:
                     k = notes.add(f"{libname} / first call {op}: {err}")
@@ -830,12 +835,12 @@ def main(argv=None) -> int:
             first_rows.append(row)
         row = ["import (fresh process, median of 4)"]
         for libname in LIBS:
-            times = [fc[(libname, op)].get("import") for op in FIRST_CALL_OPS]
+            times = [fc[(libname, op, FIRST_CALL_SIZES[0])].get("import") for op in FIRST_CALL_OPS]
             times = [t for t in times if t is not None]
             row.append(fmt_time(statistics.median(times)) if times else "err")
         first_rows.append(row)
         print_table(header, first_rows)
-        results.append({"first_call": {f"{k[0]}/{k[1]}": v for k, v in fc.items()}})
+        results.append({"first_call": {f"{k[0]}/{k[1]}/{k[2]}": v for k, v in fc.items()}})
 
     if notes.items:
         print("\nNotes:")
