@@ -215,21 +215,15 @@ def _sparse_sparse(name, annihilating, A, B):
     out_fill = as_fill_array(xp, f(A._fill, B._fill), None)
     va, vb = flat_values(xp, A._values), flat_values(xp, B._values)
 
-    mode, order = "union", (0, 1)
-    if annihilating:
+    pattern = "union"
+    if annihilating:  # positions only one side holds may all give the output fill: drop them
         out_row = xp.reshape(xp.broadcast_to(out_fill, dense_shape), (1, m))
         drop_b = _one_side_droppable(xp, f, vb, fa, out_row, other_first=True)
         drop_a = _one_side_droppable(xp, f, va, fb, out_row, other_first=False)
-        if drop_a and drop_b:
-            mode = "intersection"
-        elif drop_b:
-            mode = "left"
-        elif drop_a:
-            mode, order = "left", (1, 0)
+        pattern = {(True, True): "intersection", (False, True): "left", (True, False): "right"}.get((drop_a, drop_b), "union")
 
     out_dtype = xp.result_type(va.dtype, vb.dtype)
     fa_flat, fb_flat = xp.reshape(fa, (m,)), xp.reshape(fb, (m,))
-    pattern = mode if mode != "left" or order == (0, 1) else "right"
     if _fusable(name, out_dtype):
         if va.dtype != out_dtype or vb.dtype != out_dtype:
             va, vb = xp.astype(va, out_dtype), xp.astype(vb, out_dtype)
