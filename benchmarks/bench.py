@@ -373,8 +373,8 @@ def trace_sparray():
         return
     seen: list = []
 
-    def traced(op, layout, xp):
-        backend, impl = orig(op, layout, xp)
+    def traced(op, layout, xp, *rest):
+        backend, impl = orig(op, layout, xp, *rest)
         tag = f"{op}[{layout}]:{backend}"
         if tag not in seen:
             seen.append(tag)
