@@ -71,6 +71,18 @@ def _apply(op, x, y):
     return x if x <= y else y
 
 
+@numba.njit(inline="always")
+def _emit(out_idx, out_vals, o, idx, col, op, x, xi, y, yj):
+    """Write output ``o``: index column ``col`` of ``idx``, values ``op(x[xi], y[yj])`` per dense slot.
+
+    ``x``/``y`` are 2-d values (row ``xi``/``yj``) or a fill given as a 1-row 2-d view (row 0).
+    """
+    for d in range(idx.shape[0]):
+        out_idx[d, o] = idx[d, col]
+    for t in range(out_vals.shape[1]):
+        out_vals[o, t] = _apply(op, x[xi, t], y[yj, t])
+
+
 @numba.njit(**_JIT)
 def _lower_bound(idx, strides, n, key):
     lo, hi = 0, n
@@ -149,35 +161,21 @@ def _write_union(ia, va, fa, ib, vb, fb, strides, ab, bb, offsets, op, out_idx, 
             for d in range(s):
                 out_idx[d, o] = ia[d, i] if take_a else ib[d, j]
             for t in range(m):
-                x = va[i, t] if take_a else fa[t]
-                y = vb[j, t] if take_b else fb[t]
+                x = va[i, t] if take_a else fa[0, t]
+                y = vb[j, t] if take_b else fb[0, t]
                 out_vals[o, t] = _apply(op, x, y)
             o += 1
             i += take_a
             j += take_b
-        while i < iend:
-            for d in range(s):
-                out_idx[d, o] = ia[d, i]
-            for t in range(m):
-                out_vals[o, t] = _apply(op, va[i, t], fb[t])
-            o += 1
-            i += 1
-        while j < jend:
-            for d in range(s):
-                out_idx[d, o] = ib[d, j]
-            for t in range(m):
-                out_vals[o, t] = _apply(op, fa[t], vb[j, t])
-            o += 1
-            j += 1
+        _tails(ia, va, fa, ib, vb, fb, i, iend, j, jend, o, True, True, op, out_idx, out_vals)
 
 
 @numba.njit(parallel=True, **_JIT)
 def _write(ia, va, fa, ib, vb, fb, strides, ab, bb, offsets, mode, op, out_idx, out_vals):
+    """Intersection, left and right patterns (``fa``/``fb`` arrive as 1-row 2-d arrays)."""
     nch = ab.shape[0] - 1
-    s = ia.shape[0]
-    m = va.shape[1]
-    keep_a = mode == 0 or mode == 2
-    keep_b = mode == 0 or mode == 3
+    keep_a = mode == 2
+    keep_b = mode == 3
     for c in numba.prange(nch):
         i, iend, j, jend = ab[c], ab[c + 1], bb[c], bb[c + 1]
         o = offsets[c]
@@ -185,45 +183,36 @@ def _write(ia, va, fa, ib, vb, fb, strides, ab, bb, offsets, mode, op, out_idx, 
             ka = _key(ia, strides, i)
             kb = _key(ib, strides, j)
             if ka == kb:
-                for d in range(s):
-                    out_idx[d, o] = ia[d, i]
-                for t in range(m):
-                    out_vals[o, t] = _apply(op, va[i, t], vb[j, t])
+                _emit(out_idx, out_vals, o, ia, i, op, va, i, vb, j)
                 o += 1
                 i += 1
                 j += 1
             elif ka < kb:
                 if keep_a:
-                    for d in range(s):
-                        out_idx[d, o] = ia[d, i]
-                    for t in range(m):
-                        out_vals[o, t] = _apply(op, va[i, t], fb[t])
+                    _emit(out_idx, out_vals, o, ia, i, op, va, i, fb, 0)
                     o += 1
                 i += 1
             else:
                 if keep_b:
-                    for d in range(s):
-                        out_idx[d, o] = ib[d, j]
-                    for t in range(m):
-                        out_vals[o, t] = _apply(op, fa[t], vb[j, t])
+                    _emit(out_idx, out_vals, o, ib, j, op, fa, 0, vb, j)
                     o += 1
                 j += 1
-        if keep_a:
-            while i < iend:
-                for d in range(s):
-                    out_idx[d, o] = ia[d, i]
-                for t in range(m):
-                    out_vals[o, t] = _apply(op, va[i, t], fb[t])
-                o += 1
-                i += 1
-        if keep_b:
-            while j < jend:
-                for d in range(s):
-                    out_idx[d, o] = ib[d, j]
-                for t in range(m):
-                    out_vals[o, t] = _apply(op, fa[t], vb[j, t])
-                o += 1
-                j += 1
+        _tails(ia, va, fa, ib, vb, fb, i, iend, j, jend, o, keep_a, keep_b, op, out_idx, out_vals)
+
+
+@numba.njit(inline="always")
+def _tails(ia, va, fa, ib, vb, fb, i, iend, j, jend, o, keep_a, keep_b, op, out_idx, out_vals):
+    """After one side of a chunk ran out: the rest of the other side, if its pattern is kept."""
+    if keep_a:
+        while i < iend:
+            _emit(out_idx, out_vals, o, ia, i, op, va, i, fb, 0)
+            o += 1
+            i += 1
+    if keep_b:
+        while j < jend:
+            _emit(out_idx, out_vals, o, ib, j, op, fa, 0, vb, j)
+            o += 1
+            j += 1
 
 
 def merge_apply(idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, op):
@@ -243,8 +232,8 @@ def merge_apply(idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, op):
     if va.ndim != 2 or vb.ndim != 2 or va.shape[0] != idx_a.shape[1] or vb.shape[0] != idx_b.shape[1] or va.shape[1] != vb.shape[1]:
         raise ValueError(f"merge_apply: values {va.shape}, {vb.shape} do not match indices {idx_a.shape}, {idx_b.shape}")
     m = va.shape[1]
-    fa = np.ascontiguousarray(np.broadcast_to(np.asarray(fa, dtype=dt), (m,)))
-    fb = np.ascontiguousarray(np.broadcast_to(np.asarray(fb, dtype=dt), (m,)))
+    fa = np.ascontiguousarray(np.broadcast_to(np.asarray(fa, dtype=dt), (m,))).reshape(1, m)
+    fb = np.ascontiguousarray(np.broadcast_to(np.asarray(fb, dtype=dt), (m,))).reshape(1, m)
     if idx_a.dtype != idx_b.dtype:
         idx_a, idx_b = idx_a.astype(np.int64), idx_b.astype(np.int64)
     idx_a, idx_b = np.ascontiguousarray(idx_a), np.ascontiguousarray(idx_b)
