@@ -35,7 +35,7 @@ def linear_keys(xp, indices, sparse_shape):
     if len(sparse_shape) == 0:
         return xp.zeros((nse,), dtype=xp.int64)
     st = strides(sparse_shape)
-    keys = xp.astype(indices[-1, :], xp.int64)
+    keys = xp.astype(indices[-1, :], xp.int64, copy=False)  # one sparse dim, int64: a view
     for d in range(len(sparse_shape) - 2, -1, -1):
         keys = keys + xp.astype(indices[d, :], xp.int64) * st[d]
     return keys

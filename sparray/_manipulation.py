@@ -40,7 +40,11 @@ def broadcast_to(x, /, shape):
     shape = normalize_shape(shape, "broadcast_to")
     if shape == x.shape:
         return x
-    if len(shape) < x.ndim or broadcast_shapes(x.shape, shape, who="broadcast_to") != shape:
+    try:
+        fits = len(shape) >= x.ndim and broadcast_shapes(x.shape, shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
         raise ValueError(f"broadcast_to: cannot broadcast an array of shape {x.shape} to shape {shape}")
     from ._coo import COO
 
@@ -62,11 +66,10 @@ def broadcast_to(x, /, shape):
         cols = xp.take(indices, rep // new, axis=1)
         row = xp.astype(rep % new, indices.dtype)
         indices = xp.concat([cols[:d, :], xp.reshape(row, (1, n * new)), cols[d + 1 :, :]], axis=0)
-    reps = indices.shape[1] // max(nse, 1) if nse else 0
     dense_shape = shape[extra + s :]
     values = A._values
-    if reps > 1:
-        # the loop above repeated every column consecutively; rebuild the value order to match
+    if nse and indices.shape[1] > nse:
+        # the loop above repeated every column consecutively; repeat the value rows to match
         values = _repeat_rows(xp, values, indices.shape[1] // nse)
     values = xp.broadcast_to(values, (indices.shape[1], *dense_shape))
     fill = A._fill if A._fill.ndim == 0 else xp.broadcast_to(A._fill, dense_shape)

@@ -276,6 +276,26 @@ def _scatter_range(a, b, sh, mask, h, lo, hi):
         b[p] = w
 
 
+@numba.njit(inline="always")
+def _digit_offsets(hist, n):
+    """Turn per-chunk digit counts ``hist`` (nchunks, ndigits) into exclusive scatter offsets,
+    ordered by (digit, chunk) so the pass is stable. Returns True (``hist`` then half-done and
+    unused) when one digit holds all ``n`` keys: that pass would move nothing and is skipped."""
+    nchunks, nb = hist.shape
+    run = 0
+    for d in range(nb):
+        tot = 0
+        for c in range(nchunks):
+            tot += hist[c, d]
+        if tot == n:
+            return True
+        for c in range(nchunks):
+            t = hist[c, d]
+            hist[c, d] = run
+            run += t
+    return False
+
+
 @numba.njit(**_PJIT)
 def _radix_packed(keys, kmin, ib, nbits, dbits, nchunks, a, b, skeys, perm):
     """LSD radix sort of words ``(key - kmin) << ib | index`` (fits in 64 bits: the
@@ -301,21 +321,7 @@ def _radix_packed(keys, kmin, ib, nbits, dbits, nchunks, a, b, skeys, perm):
         sh = np.uint64(ib + shift)
         for c in numba.prange(nchunks):
             _hist_range(a, sh, mask, hist[c], n * c // nchunks, n * (c + 1) // nchunks)
-        # exclusive prefix over (digit, chunk); skip passes where one digit holds all keys
-        trivial = False
-        run = 0
-        for d in range(nb):
-            tot = 0
-            for c in range(nchunks):
-                tot += hist[c, d]
-            if tot == n:
-                trivial = True
-                break
-            for c in range(nchunks):
-                t = hist[c, d]
-                hist[c, d] = run
-                run += t
-        if not trivial:
+        if not _digit_offsets(hist, n):
             for c in numba.prange(nchunks):
                 _scatter_range(a, b, sh, mask, hist[c], n * c // nchunks, n * (c + 1) // nchunks)
             a, b = b, a
@@ -349,20 +355,7 @@ def _radix_pairs(kmin, nbits, dbits, nchunks, ka, ia, kb, ib_):
             h[:] = 0
             for i in range(lo, hi):
                 h[((ka[i] - kmin) >> shift) & mask] += 1
-        trivial = False
-        run = 0
-        for d in range(nb):
-            tot = 0
-            for c in range(nchunks):
-                tot += hist[c, d]
-            if tot == n:
-                trivial = True
-                break
-            for c in range(nchunks):
-                t = hist[c, d]
-                hist[c, d] = run
-                run += t
-        if not trivial:
+        if not _digit_offsets(hist, n):
             for c in numba.prange(nchunks):
                 lo = n * c // nchunks
                 hi = n * (c + 1) // nchunks
