@@ -18,9 +18,11 @@ __version__ = "0.1.0"
 __array_api_version__ = "2024.12"
 
 from . import _registry_table  # noqa: F401  (fills the device registry; imports no kernel module)
-from . import _merge, _segments  # noqa: F401  (register the generic implementations)
+from . import _compressed_generic, _merge, _segments  # noqa: F401  (register the generic implementations)
 from ._base import SparseArray
 from ._conversion import astype
+from ._blocked import BSC, BSR
+from ._compressed import CSC, CSR
 from ._coo import COO
 from ._creation import (
     arange,
@@ -72,7 +74,7 @@ pi = 3.141592653589793
 newaxis = None
 
 __all__ = [
-    "SparseArray", "COO", "SparrayPerformanceWarning",
+    "SparseArray", "COO", "CSR", "CSC", "BSR", "BSC", "SparrayPerformanceWarning",
     "asarray", "zeros", "ones", "full", "empty", "eye", "zeros_like", "ones_like", "full_like",
     "empty_like", "arange", "linspace", "random",
     "astype", "result_type", "can_cast", "finfo", "iinfo", "isdtype",

@@ -18,7 +18,7 @@ from ._fill import normalize_fill, same_value
 from ._keys import index_dtype_for, linear_keys, unravel
 from ._namespace import namespace_of
 
-__all__ = ["to_dense", "from_dense", "move_components", "to_layout", "astype"]
+__all__ = ["to_dense", "from_dense", "move_components", "to_layout", "match_layout", "astype", "LAYOUTS"]
 
 
 def to_dense(A):
@@ -104,13 +104,66 @@ def move_components(xp, device, arrays):
     return namespace_of(*moved), moved
 
 
-def to_layout(A, layout, *, blocksize=None):
-    """``A`` converted to ``layout``."""
-    if layout == A.layout:
+LAYOUTS = ("coo", "csr", "csc", "bsr", "bsc")
+
+
+def to_layout(A, layout, *, blocksize=None, dense_ndim=None):
+    """``A`` converted to ``layout`` (one of ``LAYOUTS``), keeping every element and the fill value.
+
+    ``blocksize`` is required for "bsr"/"bsc" unless ``A`` is already blocked (its blocksize is
+    kept). ``dense_ndim`` moves trailing sparse dims into the dense part (or back); for the
+    compressed layouts the dims before the last two non-dense dims are batch dims.
+    """
+    from . import _compress
+
+    if layout not in LAYOUTS:
+        raise ValueError(f"to_layout: layout must be one of {LAYOUTS}; got {layout!r}")
+    if dense_ndim is not None and dense_ndim != A.dense_ndim:
+        if not 0 <= dense_ndim <= A.ndim:
+            raise ValueError(f"to_layout: dense_ndim must be in [0, {A.ndim}] for shape {A.shape}; got {dense_ndim}")
+        coo = A if A.layout == "coo" else _compress.compressed_to_coo(A)
+        if dense_ndim < coo.dense_ndim:
+            from ._manipulation import move_dense_to_sparse
+
+            coo = move_dense_to_sparse(coo, coo.ndim - dense_ndim)
+        else:
+            coo = _compress.pack_sparse_dims(coo, dense_ndim)
+        return to_layout(coo, layout, blocksize=blocksize)
+    blocked = layout in ("bsr", "bsc")
+    if blocked and blocksize is None and getattr(A, "_blocked", False):
+        blocksize = A.blocksize
+    same_block = not blocked or tuple(blocksize) == getattr(A, "blocksize", None)
+    if layout == A.layout and same_block:
+        if layout == "coo" and blocksize is not None:
+            raise ValueError("to_layout: blocksize is only meaningful for layout 'bsr' or 'bsc'")
         return A
-    raise NotImplementedError(
-        f"to_layout: conversion {A.layout!r} -> {layout!r} is not available yet; A.to_dense() works for every layout"
-    )
+    if layout == "coo":
+        if blocksize is not None:
+            raise ValueError("to_layout: blocksize is only meaningful for layout 'bsr' or 'bsc'")
+        return _compress.compressed_to_coo(A)
+    if A.layout != "coo" and blocked == A._blocked and same_block and blocksize in (None, getattr(A, "blocksize", None)):
+        return _compress.recompress(A, layout)
+    coo = A if A.layout == "coo" else _compress.compressed_to_coo(A)
+    return _compress.coo_to_compressed(coo, layout, blocksize)
+
+
+def match_layout(result, like):
+    """``result`` (a COO from an operation on ``like``) in ``like``'s layout when its shape allows it.
+
+    A compressed result needs at least 2 non-dense dims, and a blocked one a blocksize that
+    divides them; otherwise the COO comes back (documented in docs/layouts.md).
+    """
+    from ._base import SparseArray
+
+    if not isinstance(result, SparseArray) or like.layout in ("coo", result.layout):
+        return result
+    s = result.ndim - result.dense_ndim
+    if s < 2:
+        return result
+    blocksize = like.blocksize if like._blocked else None
+    if blocksize and (result.shape[s - 2] % blocksize[0] or result.shape[s - 1] % blocksize[1]):
+        return result
+    return to_layout(result, like.layout, blocksize=blocksize)
 
 
 def astype(x, dtype, /, *, copy=True, device=None):

@@ -209,10 +209,11 @@ class COO(SparseArray):
 
         return to_dense(self)
 
-    def to_layout(self, layout, *, blocksize=None):
+    def to_layout(self, layout, *, blocksize=None, dense_ndim=None):
+        """This array in ``layout`` ("coo", "csr", "csc", "bsr", "bsc"); see ``sparray._conversion.to_layout``."""
         from ._conversion import to_layout
 
-        return to_layout(self, layout, blocksize=blocksize)
+        return to_layout(self, layout, blocksize=blocksize, dense_ndim=dense_ndim)
 
     def copy(self) -> COO:
         xp = self._xp

@@ -94,11 +94,14 @@ def full(shape, fill_value, *, dtype=None, device=None, layout="coo", sparse_ndi
     return _constant("full", shape, value, dtype, device, layout, None, sparse_ndim, blocksize, xp=xp)
 
 
-def _like(x, dtype, device, layout):
+def _like(x, dtype, device, layout, blocksize):
+    """(namespace, shape, dtype, layout, non-dense ndim, blocksize) of a ``*_like`` result: ``x``'s unless given."""
     if isinstance(x, SparseArray):
         xp = x._xp
         layout = x.layout if layout is None else layout
-        sparse_ndim = x.ndim - x.dense_ndim - x.batch_ndim if x.layout == "coo" else None
+        sparse_ndim = x.ndim - x.dense_ndim  # batch dims count: they are indexed, not dense
+        if blocksize is None and layout in ("bsr", "bsc") and getattr(x, "_blocked", False):
+            blocksize = x.blocksize
     else:
         xp = namespace_of(x)
         layout = "coo" if layout is None else layout
@@ -106,16 +109,16 @@ def _like(x, dtype, device, layout):
     dt = x.dtype if dtype is None else resolve_dtype(xp, dtype)
     if device is not None:
         xp = namespace_for_device(device)
-    return xp, tuple(x.shape), dt, layout, sparse_ndim
+    return xp, tuple(x.shape), dt, layout, sparse_ndim, blocksize
 
 
 def zeros_like(x, /, *, dtype=None, device=None, layout=None, fill_value=None, sparse_ndim=None, blocksize=None):
-    xp, shape, dt, layout, s = _like(x, dtype, device, layout)
+    xp, shape, dt, layout, s, blocksize = _like(x, dtype, device, layout, blocksize)
     return _constant("zeros_like", shape, 0, dt, None, layout, fill_value, sparse_ndim if sparse_ndim is not None else s, blocksize, xp=xp)
 
 
 def ones_like(x, /, *, dtype=None, device=None, layout=None, fill_value=None, sparse_ndim=None, blocksize=None):
-    xp, shape, dt, layout, s = _like(x, dtype, device, layout)
+    xp, shape, dt, layout, s, blocksize = _like(x, dtype, device, layout, blocksize)
     return _constant("ones_like", shape, 1, dt, None, layout, fill_value, sparse_ndim if sparse_ndim is not None else s, blocksize, xp=xp)
 
 
@@ -124,7 +127,7 @@ def empty_like(x, /, *, dtype=None, device=None, layout=None, fill_value=None, s
 
 
 def full_like(x, /, fill_value, *, dtype=None, device=None, layout=None, sparse_ndim=None, blocksize=None):
-    xp, shape, dt, layout, s = _like(x, dtype, device, layout)
+    xp, shape, dt, layout, s, blocksize = _like(x, dtype, device, layout, blocksize)
     return _constant("full_like", shape, fill_value, dt, None, layout, None, sparse_ndim if sparse_ndim is not None else s, blocksize, xp=xp)
 
 
@@ -171,7 +174,11 @@ def asarray(
 
     Elements equal to ``fill_value`` (default 0; nan-aware) are left unspecified. For a hybrid
     result (``sparse_ndim < ndim``) a position is specified when any element of its dense part
-    differs from the fill.
+    differs from the fill. ``sparse_ndim`` counts the leading non-dense dims; for the compressed
+    layouts the last two of them are the sparse dims and the ones before are batch dims.
+    ``layout="bsr"``/``"bsc"`` need ``blocksize=(bh, bw)``; a block is specified when any of its
+    elements differs from the fill. Batches with different counts are padded with fill-valued
+    elements, since every batch of a compressed array holds the same nse.
 
     >>> import sparray
     >>> A = sparray.asarray([[0, 1], [2, 0]])
@@ -186,8 +193,9 @@ def asarray(
             out = _refill(out, fill_value)
         if device is not None:
             out = out.to_device(device)
-        if sparse_ndim is not None and out.layout == "coo" and sparse_ndim != out.sparse_ndim:
-            out = from_dense(out.to_dense(), sparse_ndim=sparse_ndim, fill_value=out.fill_value)
+        if sparse_ndim is not None and sparse_ndim != out.ndim - out.dense_ndim:
+            _sparse_ndim(out.shape, sparse_ndim, "asarray")
+            out = out.to_layout(out.layout if layout is None else layout, blocksize=blocksize, dense_ndim=out.ndim - sparse_ndim)
         out = _finish_layout(out, layout if layout != out.layout else None, blocksize)
         return out.copy() if copy and out is x else out
     module = type(x).__module__
@@ -204,6 +212,12 @@ def asarray(
     else:
         xp = namespace_for_device(device)
         arr = xp.asarray(x, dtype=resolve_dtype(xp, dtype) if dtype is not None else None)
+    if layout in ("csr", "csc", "bsr", "bsc"):  # straight from dense: no COO in between
+        from ._compress import dense_to_compressed
+
+        s = _sparse_ndim(tuple(arr.shape), sparse_ndim, "asarray")
+        out = dense_to_compressed(arr, layout, blocksize=blocksize, fill_value=fill_value, dense_ndim=arr.ndim - s)
+        return out.to_device(device) if device is not None and is_array(x) else out
     out = from_dense(arr, sparse_ndim=sparse_ndim, fill_value=fill_value)
     if device is not None and is_array(x):
         out = out.to_device(device)

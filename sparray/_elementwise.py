@@ -34,6 +34,7 @@ import warnings
 from . import _dispatch
 from ._base import SparseArray
 from ._coalesce import flat_values, unflat_values
+from ._conversion import match_layout
 from ._fill import as_fill_array, same_value
 from ._keys import linear_keys, unravel
 from ._manipulation import broadcast_shapes, broadcast_to, move_dense_to_sparse
@@ -91,9 +92,7 @@ def _make_unary(name, linear):
     def func(x, /):
         if not isinstance(x, SparseArray):
             return _fn(namespace_of(x), name)(x)
-        A = _as_coo(x)
-        if not linear:
-            A = A.coalesce()
+        A = x if linear or x.layout != "coo" else x.coalesce()  # compressed layouts never hold duplicates
         return _apply_values(A, _fn(A._xp, name))
 
     func.__name__ = func.__qualname__ = name
@@ -110,10 +109,10 @@ def _make_binary(name, annihilating):
         if not (s1 or s2):
             return _fn(namespace_of(x1, x2), name)(x1, x2)
         if s1 and s2:
-            return _sparse_sparse(name, annihilating, _as_coo(x1), _as_coo(x2))
+            return match_layout(_sparse_sparse(name, annihilating, _as_coo(x1), _as_coo(x2)), x1)
         if s1:
-            return _sparse_other(name, _as_coo(x1), x2, sparse_first=True)
-        return _sparse_other(name, _as_coo(x2), x1, sparse_first=False)
+            return _sparse_other(name, x1, x2, sparse_first=True)
+        return _sparse_other(name, x2, x1, sparse_first=False)
 
     func.__name__ = func.__qualname__ = name
     func.__doc__ = (
@@ -143,10 +142,15 @@ def _sparse_other(name, A, other, *, sparse_first):
         return f(a, b) if sparse_first else f(b, a)
 
     if is_scalar(other) or other.ndim == 0:
-        if not (sparse_first and _LINEAR_WITH_SCALAR.get(name)):
+        if A.layout == "coo" and not (sparse_first and _LINEAR_WITH_SCALAR.get(name)):
             A = A.coalesce()
         return _apply_values(A, lambda v: call(v, other))
+    return match_layout(_sparse_dense(name, _as_coo(A), other, call, f, sparse_first), A)
 
+
+def _sparse_dense(name, A, other, call, f, sparse_first):
+    """``call`` of COO ``A`` with the dense array ``other``: sparse when the unspecified elements agree."""
+    xp = A._xp
     shape = broadcast_shapes(A.shape, tuple(other.shape), who=f"sparray.{name}")
     A = broadcast_to(A, shape)
     D = xp.broadcast_to(other, shape)
@@ -291,7 +295,7 @@ def clip(x, /, min=None, max=None):  # noqa: A002  (array API argument names)
     for bound in (min, max):
         if isinstance(bound, SparseArray) or (is_array(bound) and not is_scalar(bound) and bound.ndim):
             raise NotImplementedError("sparray.clip: array bounds are not supported yet; use maximum/minimum")
-    A = _as_coo(x).coalesce()
+    A = x.coalesce() if x.layout == "coo" else x
     xp = A._xp
     return _apply_values(A, lambda v: xp.clip(v, min, max))
 

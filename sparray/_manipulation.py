@@ -1,9 +1,9 @@
-"""Shape manipulation of sparse arrays (this issue: broadcasting and matrix transpose for COO).
+"""Shape manipulation of sparse arrays: broadcasting and matrix transpose.
 
 - ``broadcast_to(x, shape)``: new leading dims and size-1 sparse dims replicate the specified
   elements; dense dims broadcast the values (and a dense-part fill).
 - ``matrix_transpose(x)``: swaps the last two dims (index rows for sparse dims, value axes for
-  dense dims).
+  dense dims); CSR <-> CSC and BSR <-> BSC as O(1) views of the same buffers.
 - ``move_dense_to_sparse(A, sparse_ndim)``: the first dense dims become sparse dims; only when
   the fill does not vary along them (a sparse dim cannot carry a varying fill).
 """
@@ -73,7 +73,12 @@ def broadcast_to(x, /, shape):
         values = _repeat_rows(xp, values, indices.shape[1] // nse)
     values = xp.broadcast_to(values, (indices.shape[1], *dense_shape))
     fill = A._fill if A._fill.ndim == 0 else xp.broadcast_to(A._fill, dense_shape)
-    return COO._from_parts(xp, indices, values, shape, fill, coalesced=None)
+    out = COO._from_parts(xp, indices, values, shape, fill, coalesced=None)
+    if x.layout != "coo":
+        from ._conversion import match_layout
+
+        return match_layout(out, x)
+    return out
 
 
 def _repeat_rows(xp, values, times):
@@ -119,7 +124,9 @@ def matrix_transpose(x, /):
 
     if x.ndim < 2:
         raise ValueError(f"matrix_transpose: needs an array of at least 2 dims; got shape {x.shape}")
-    A = x if x.layout == "coo" else x.to_layout("coo")
+    if x.layout != "coo":
+        return _compressed_transpose(x)
+    A = x
     xp = A._xp
     shape = (*A.shape[:-2], A.shape[-1], A.shape[-2])
     if A.dense_ndim >= 2:
@@ -132,3 +139,31 @@ def matrix_transpose(x, /):
     idx = A._indices
     indices = xp.concat([idx[: s - 2, :], idx[s - 1 : s, :], idx[s - 2 : s - 1, :]], axis=0)
     return COO._from_parts(xp, indices, A._values, shape, A._fill, coalesced=None)
+
+
+_TRANSPOSED_LAYOUT = {"csr": "csc", "csc": "csr", "bsr": "bsc", "bsc": "bsr"}
+
+
+def _compressed_transpose(X):
+    """CSR <-> CSC and BSR <-> BSC transposes as views: the same index buffers, O(1).
+
+    The compressed axis of ``X`` becomes the compressed axis of the result, now along the other
+    dimension; blocks are transposed as strided views. A hybrid array (dense dims last) swaps
+    dense dims instead, through COO.
+    """
+    from ._compress import LAYOUT_CLASSES
+    from ._conversion import match_layout
+
+    if X.dense_ndim:
+        coo = matrix_transpose(X.to_layout("coo"))
+        return match_layout(coo, X)
+    xp = X._xp
+    values = X._values
+    if X._blocked:
+        b = X.batch_ndim
+        axes = list(range(values.ndim))
+        axes[b + 1], axes[b + 2] = axes[b + 2], axes[b + 1]
+        values = xp.permute_dims(values, tuple(axes))
+    shape = (*X.shape[:-2], X.shape[-1], X.shape[-2])
+    cls = LAYOUT_CLASSES[_TRANSPOSED_LAYOUT[X.layout]]
+    return cls._from_parts(xp, X._cidx, X._pidx, values, shape, X._fill, checked=X._checked)

@@ -28,6 +28,7 @@ import operator
 
 from . import _dispatch
 from ._base import SparseArray
+from ._conversion import match_layout
 from ._fill import fill_is_zero
 from ._keys import linear_keys, unravel
 from ._namespace import namespace_of
@@ -283,22 +284,23 @@ def _make(kind):
     if kind in ("sum", "prod"):
 
         def func(x, /, *, axis=None, dtype=None, keepdims=False):
-            return _reduce(x, axis, keepdims, kind, dtype=dtype)
+            return match_layout(_reduce(x, axis, keepdims, kind, dtype=dtype), x)
 
     elif kind in ("var", "std"):
 
         def func(x, /, *, axis=None, correction=0.0, keepdims=False):
-            return _reduce(x, axis, keepdims, kind, correction=correction)
+            return match_layout(_reduce(x, axis, keepdims, kind, correction=correction), x)
 
     else:
 
         def func(x, /, *, axis=None, keepdims=False):
-            return _reduce(x, axis, keepdims, kind)
+            return match_layout(_reduce(x, axis, keepdims, kind), x)
 
     func.__name__ = func.__qualname__ = kind
     func.__doc__ = (
         f"``{kind}`` over ``axis`` (int, tuple or None), unspecified elements counted through the fill value.\n\n"
-        "Returns a dense array when every sparse dim is reduced, else a COO over the kept sparse dims."
+        "Returns a dense array when every sparse (or batch) dim is reduced, else a sparse array over the kept\n"
+        "dims: in the input's layout when the result has at least two non-dense dims, else COO."
     )
     return func
 

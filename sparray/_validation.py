@@ -85,3 +85,80 @@ def check_indices_in_range(xp, indices, sizes, who: str, name: str = "indices") 
         value = int(indices[d, j])
         rule = "is negative" if value < 0 else f"is out of range for dimension {d} of size {size}"
         raise ValueError(f"{who}: {name}[{d}, {j}] = {value} {rule}")
+
+
+def _position(batch_shape, flat_batch: int, j: int) -> str:
+    """``"b0, b1, j"``: a position in a batched component, for error messages."""
+    coords, rest = [], flat_batch
+    for size in reversed(batch_shape):
+        coords.append(rest % size)
+        rest //= size
+    return ", ".join(str(c) for c in [*reversed(coords), j])
+
+
+def check_compressed_contents(xp, cidx, pidx, nminor: int, who: str, cname: str, pname: str) -> None:
+    """The O(nse) rules of a compressed encoding (PyTorch's CSR rules), first offender named.
+
+    For every batch: ``cidx[..., 0] == 0``; ``cidx[..., -1] == nse``; ``cidx`` non-decreasing;
+    ``0 <= pidx < nminor``; ``pidx`` strictly increasing within each compressed row (sorted,
+    no duplicates). ``cidx`` is ``(*batch, nmajor + 1)``, ``pidx`` ``(*batch, nse)``.
+    """
+    batch_shape = tuple(cidx.shape[:-1])
+    nb = 1
+    for s in batch_shape:
+        nb *= s
+    width = cidx.shape[-1]
+    nse = pidx.shape[-1]
+    if nb == 0:
+        return
+    c = xp.reshape(xp.astype(cidx, xp.int64), (nb, width))
+    p = xp.reshape(xp.astype(pidx, xp.int64), (nb, nse))
+
+    def first(mask):
+        flat = xp.nonzero(xp.reshape(mask, (-1,)))[0]
+        if flat.shape[0] == 0:
+            return None
+        k = int(flat[0])
+        return k // mask.shape[1], k % mask.shape[1]
+
+    bad = first(c[:, :1] != 0)
+    if bad:
+        b, _ = bad
+        raise ValueError(f"{who}: {cname}[{_position(batch_shape, b, 0)}] = {int(c[b, 0])} must be 0")
+    bad = first(c[:, -1:] != nse)
+    if bad:
+        b, _ = bad
+        raise ValueError(
+            f"{who}: {cname}[{_position(batch_shape, b, width - 1)}] = {int(c[b, width - 1])} must equal nse = {nse}"
+        )
+    if width > 1:
+        bad = first(c[:, 1:] < c[:, :-1])
+        if bad:
+            b, j = bad
+            raise ValueError(
+                f"{who}: {cname} must be non-decreasing; {cname}[{_position(batch_shape, b, j + 1)}] = "
+                f"{int(c[b, j + 1])} < {cname}[{_position(batch_shape, b, j)}] = {int(c[b, j])}"
+            )
+    if nse == 0:
+        return
+    bad = first((p < 0) | (p >= nminor))
+    if bad:
+        b, j = bad
+        value = int(p[b, j])
+        rule = "is negative" if value < 0 else f"is out of range for {nminor} {'columns' if pname.startswith('col') else 'rows'}"
+        raise ValueError(f"{who}: {pname}[{_position(batch_shape, b, j)}] = {value} {rule}")
+    if nse > 1:
+        # entry j+1 starts a new compressed row when j+1 is one of the row pointers of its batch
+        span = nse + 1
+        glob = xp.reshape(c + xp.reshape(xp.arange(nb, dtype=xp.int64) * span, (nb, 1)), (-1,))
+        q = xp.reshape(xp.reshape(xp.arange(1, nse, dtype=xp.int64), (1, nse - 1)) + xp.reshape(xp.arange(nb, dtype=xp.int64) * span, (nb, 1)), (-1,))
+        starts = xp.searchsorted(glob, q, side="right") > xp.searchsorted(glob, q, side="left")
+        starts = xp.reshape(starts, (nb, nse - 1))
+        bad = first((p[:, 1:] <= p[:, :-1]) & ~starts)
+        if bad:
+            b, j = bad
+            raise ValueError(
+                f"{who}: {pname} must be strictly increasing within each compressed row (sorted, no duplicates); "
+                f"{pname}[{_position(batch_shape, b, j + 1)}] = {int(p[b, j + 1])} follows "
+                f"{pname}[{_position(batch_shape, b, j)}] = {int(p[b, j])} in the same row"
+            )
