@@ -130,21 +130,28 @@ def to_layout(A, layout, *, blocksize=None, dense_ndim=None):
             coo = _compress.pack_sparse_dims(coo, dense_ndim)
         return to_layout(coo, layout, blocksize=blocksize)
     blocked = layout in ("bsr", "bsc")
-    if blocked and blocksize is None and getattr(A, "_blocked", False):
-        blocksize = A.blocksize
-    same_block = not blocked or tuple(blocksize) == getattr(A, "blocksize", None)
+    src_block = A.blocksize if getattr(A, "_blocked", False) else None
+    if blocked and blocksize is None:
+        blocksize = src_block
+    same_block = not blocked or (blocksize is not None and _as_pair(blocksize) == src_block)
+    if layout == "coo" or not blocked:
+        if blocksize is not None and _as_pair(blocksize) != (1, 1):
+            raise ValueError(f"to_layout: blocksize is only meaningful for layout 'bsr' or 'bsc'; got {blocksize} for {layout!r}")
     if layout == A.layout and same_block:
-        if layout == "coo" and blocksize is not None:
-            raise ValueError("to_layout: blocksize is only meaningful for layout 'bsr' or 'bsc'")
         return A
     if layout == "coo":
-        if blocksize is not None:
-            raise ValueError("to_layout: blocksize is only meaningful for layout 'bsr' or 'bsc'")
         return _compress.compressed_to_coo(A)
-    if A.layout != "coo" and blocked == A._blocked and same_block and blocksize in (None, getattr(A, "blocksize", None)):
+    if A.layout != "coo" and blocked == A._blocked and same_block:
         return _compress.recompress(A, layout)
     coo = A if A.layout == "coo" else _compress.compressed_to_coo(A)
     return _compress.coo_to_compressed(coo, layout, blocksize)
+
+
+def _as_pair(blocksize):
+    try:
+        return tuple(int(b) for b in blocksize)
+    except (TypeError, ValueError):
+        raise ValueError(f"to_layout: blocksize must be a pair of positive ints; got {blocksize!r}") from None
 
 
 def match_layout(result, like):

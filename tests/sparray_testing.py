@@ -162,3 +162,35 @@ def coo_cases(draw, dtypes=("float64",), fills=FILLS, allow_duplicates=True):
         duplicates=allow_duplicates and draw(st.booleans()),
         dense_fill=draw(st.booleans()),
     )
+
+
+LAYOUTS = ["coo", "csr", "csc", "bsr", "bsc"]
+COMPRESSED = LAYOUTS[1:]
+# (shape, non-dense ndim, blocksize) for every layout: plain, batched, hybrid, batched + hybrid,
+# empty and size-1 dims. The last two non-dense dims are the sparse ones; dims before are batch dims.
+LAYOUT_SHAPES = [
+    ((4, 6), 2, (2, 3)),
+    ((2, 4, 6), 3, (2, 2)),
+    ((4, 6, 2), 2, (2, 3)),
+    ((2, 2, 4, 2, 3), 4, (2, 1)),
+    ((0, 4), 2, (1, 2)),
+    ((1, 1), 2, (1, 1)),
+    ((3, 0, 2), 3, (1, 1)),
+]
+
+
+def make_sparse(rng, layout, shape, sparse_ndim=None, blocksize=None, **kw):
+    """A random array of ``layout`` and its dense NumPy reference (``make_coo``, then ``to_layout``)."""
+    A, dense = make_coo(rng, shape, sparse_ndim, **kw)
+    if layout == "coo":
+        return A, dense
+    return A.to_layout(layout, blocksize=blocksize if layout in ("bsr", "bsc") else None), dense
+
+
+def layout_cases(rng, layouts=LAYOUTS, fills=FILLS, **kw):
+    """(layout, A, dense) over every layout x LAYOUT_SHAPES x fills (dense-part fills for hybrid shapes)."""
+    for layout in layouts:
+        for shape, s, block in LAYOUT_SHAPES:
+            for fill in fills:
+                A, D = make_sparse(rng, layout, shape, s, block, density=0.4, fill=fill, dense_fill=s < len(shape), **kw)
+                yield layout, A, D
