@@ -53,7 +53,21 @@ def main() -> None:
     H = sparray.asarray(np.arange(12.0).reshape(4, 3) % 5, sparse_ndim=1)
     _show("hybrid sum(axis=0)", sparray.sum(H, axis=0).tolist())
 
-    print("\n5. One operation on every backend (coalesce + add + sum of 1e6 random entries)")
+    print("\n5. Five layouts, one fill value; transposes are views")
+    D = np.array([[0.0, 0, 1, 2], [3, 4, 0, 0], [0, 0, 0, 5], [0, 0, 6, 0]])
+    S = sparray.asarray(D, layout="csr", fill_value=0.0)
+    _show("CSR crow_indices / col_indices", (S.crow_indices.tolist(), S.col_indices.tolist()))
+    _show("S.mT is a CSC sharing crow_indices", (S.mT.layout, S.mT.ccol_indices is S.crow_indices))
+    B = S.to_layout("bsr", blocksize=(2, 2))
+    _show("as BSR 2x2: specified blocks of 4", B.nse)
+    _show("layouts round-trip exactly", all((S.to_layout(k, blocksize=(2, 2) if k[0] == "b" else None).to_dense() == D).all()
+                                          for k in ("coo", "csr", "csc", "bsr", "bsc")))
+    batched = sparray.asarray(np.array([[[1.0, 0], [2, 3]], [[4, 0], [5, 6]]]), layout="csr")
+    _show("batched CSR (the seed example)", batched.crow_indices.tolist())
+    E = sparray.exp(S)
+    _show("exp(S): same indices, fill exp(0)", (E.layout, E.crow_indices is S.crow_indices, float(E.fill_value)))
+
+    print("\n6. One operation on every backend (coalesce + add + sum of 1e6 random entries)")
     rng = np.random.default_rng(0)
     n = 1_000_000
     idx = rng.integers(0, 2000, size=(2, n))
@@ -76,7 +90,7 @@ def main() -> None:
     totals = [t for t, _ in results.values()]
     _show("backends agree", bool(np.allclose(totals, totals[0])))
 
-    print("\n6. The registry (op x layout x backend)")
+    print("\n7. The registry (op x layout x backend)")
     for line in sparray.kernel_table().splitlines():
         print("  " + line)
 
