@@ -161,8 +161,13 @@ class Compressed(SparseArray):
     def _check_contents(self) -> None:
         """The O(nse) rules (done at most once per array, always before a kernel reads the indices)."""
         if not self._checked:
-            who = type(self).__name__
-            check_compressed_contents(self._xp, self._cidx, self._pidx, self._grid[1], who, self._cname, self._pname)
+            from . import _dispatch
+
+            xp, nminor = self._xp, self._grid[1]
+            work = self._cidx.shape[-1] + self._pidx.shape[-1]
+            if not _dispatch.call("compressed_valid", "csr", xp, self._cidx, self._pidx, nminor, work=work):
+                who = type(self).__name__  # the generic check names the first offender
+                check_compressed_contents(xp, self._cidx, self._pidx, nminor, who, self._cname, self._pname)
             self._checked = True
 
     @classmethod

@@ -4,6 +4,8 @@ Arguments are flat: a batched compressed array is seen as ``nbatch * nmajor`` ma
 GLOBAL offsets (row ``g = b * nmajor + r`` holds entries ``offsets[g]:offsets[g + 1]``), plain
 (minor) indices ``(nnz,)`` and values ``(nnz, m)``. Every input has been validated by the caller.
 
+- ``compressed_valid(cidx, pidx, nminor)``: True when the encoding is valid (generic: always
+  False, meaning "run the checks that name the offender").
 - ``compress_offsets(keys, nbuckets, index_dtype)``: ``offsets[k] = #(keys < k)`` for sorted keys.
 - ``expand_offsets(offsets, index_dtype)``: the row ``g`` of every entry.
 - ``transpose_compressed(offsets, minor, values, nbatch, nmajor, nminor, index_dtype)``: the same
@@ -27,6 +29,12 @@ __all__ = [
     "compress_offsets", "expand_offsets", "transpose_compressed", "dense_to_compressed",
     "compressed_to_dense", "scatter_blocks",
 ]  # fmt: skip
+
+
+@register("compressed_valid", "csr", "generic")
+def compressed_valid(xp, cidx, pidx, nminor):
+    """Generic: no fast verdict (False), so the caller runs the full check that names the offender."""
+    return False
 
 
 @register("compress_offsets", "csr", "generic")

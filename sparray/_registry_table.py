@@ -15,6 +15,7 @@ KERNELS = [
     ("to_dense",         "coo", "numba", "sparray.kernels.cpu.dense:to_dense"),
     ("merge_apply",      "coo", "numba", "sparray.kernels.cpu.binary:merge_apply"),
     ("scatter_sum",      "coo", "numba", "sparray.kernels.cpu.scatter:scatter_sum"),
+    ("compressed_valid", "csr", "numba", "sparray.kernels.cpu.validate:compressed_valid"),
 ]  # fmt: skip
 
 # kernels that need no JIT warm-up (plain NumPy): used for inputs of every size

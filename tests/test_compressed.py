@@ -179,7 +179,7 @@ def test_structural_errors():
         ([0, 2, 2], [1, 1], r"strictly increasing"),
     ],
 )
-def test_content_errors_name_component_and_position(crow, col, message):
+def test_content_errors_name_component_and_position(backend, crow, col, message):
     n = len(crow) - 1
     with pytest.raises(ValueError, match=message):
         sparray.CSR(crow, col, np.ones(len(col)), shape=(n, 4), check_invariants=True)
@@ -191,14 +191,14 @@ def test_content_errors_name_component_and_position(crow, col, message):
         A.to_dense()
 
 
-def test_batched_error_positions():
+def test_batched_error_positions(backend):
     with pytest.raises(ValueError, match=r"ccol_indices\[1, 2\] = 3 must equal nse = 2"):
         sparray.CSC([[0, 1, 2], [0, 1, 3]], [[0, 1], [0, 1]], np.ones((2, 2)), shape=(2, 2, 2), check_invariants=True)
     with pytest.raises(ValueError, match=r"row_indices\[1, 0\] = 4 is out of range for 2 rows"):
         sparray.CSC([[0, 1, 2], [0, 1, 2]], [[0, 1], [4, 1]], np.ones((2, 2)), shape=(2, 2, 2), check_invariants=True)
 
 
-def test_unsorted_columns_are_caught_before_conversion():
+def test_unsorted_columns_are_caught_before_conversion(backend):
     A = sparray.CSR([0, 2], [3, 1], [1.0, 2.0], shape=(1, 4))
     for op in (lambda: A.to_layout("coo"), lambda: A.to_layout("csc"), lambda: A + A, lambda: sparray.sum(A, axis=0)):
         with pytest.raises(ValueError, match="strictly increasing"):
@@ -225,3 +225,24 @@ def test_dense_result_equals_scipy():
     np.testing.assert_array_equal(C.row_indices, mc.indices)
     np.testing.assert_array_equal(C.values, mc.data)
     assert_matches_dense(sparray.asarray(m.toarray(), layout="csr"), m.toarray())
+
+
+def test_validity_kernel_agrees_with_generic_check():
+    """The numba validity pass accepts exactly the encodings the generic check accepts."""
+    from sparray.kernels.cpu.validate import compressed_valid
+
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        nmajor, nminor, nse = rng.integers(0, 5), rng.integers(1, 5), rng.integers(0, 6)
+        crow = np.sort(rng.integers(0, nse + 1, size=nmajor + 1))
+        if rng.random() < 0.7 and nmajor >= 0:
+            crow[0], crow[-1] = 0, nse
+        if rng.random() < 0.2:
+            crow = rng.integers(-2, nse + 3, size=nmajor + 1)
+        col = rng.integers(-1, nminor + 1, size=nse)
+        try:
+            sparray.CSR(crow, col, np.ones(nse), shape=(nmajor, nminor), check_invariants=True)
+            ok = True
+        except ValueError:
+            ok = False
+        assert compressed_valid(crow, col, nminor) == ok, (crow, col, nminor)
