@@ -274,6 +274,11 @@ def compressed_to_coo(X):
     dense_shape = X.dense_shape
     nse = parts.nnz * bh * bw
     idt = _index_dtype(xp, X.shape, nse, X._cidx)
+    if not batch_shape and (bh, bw) == (1, 1):  # plain 2-d: rows straight from the pointers, one copy
+        row = parts.rows(idt)
+        col = parts.minor if parts.minor.dtype == idt else xp.astype(parts.minor, idt)
+        values = xp.reshape(parts.values, (nse, *dense_shape))
+        return COO._from_parts(xp, xp.stack([row, col], axis=0), values, X.shape, X._fill, coalesced=True)
     g = xp.astype(parts.rows(xp.int64), xp.int64)
     batch = g // max(nbr, 1)
     brow = g - batch * nbr
@@ -290,8 +295,7 @@ def compressed_to_coo(X):
     lead = [unravel(xp, batch, batch_shape, idt)] if b else []
     indices = xp.concat([*lead, xp.reshape(xp.astype(row, idt), (1, nse)), xp.reshape(xp.astype(col, idt), (1, nse))], axis=0)
     values = xp.reshape(parts.values, (nse, *dense_shape))
-    out = COO._from_parts(xp, indices, values, X.shape, X._fill, coalesced=True if bh == 1 else None)
-    return out
+    return COO._from_parts(xp, indices, values, X.shape, X._fill, coalesced=True if bh == 1 else None)
 
 
 # --- compressed <-> compressed ----------------------------------------------------------------------

@@ -16,6 +16,12 @@ KERNELS = [
     ("merge_apply",      "coo", "numba", "sparray.kernels.cpu.binary:merge_apply"),
     ("scatter_sum",      "coo", "numba", "sparray.kernels.cpu.scatter:scatter_sum"),
     ("compressed_valid", "csr", "numba", "sparray.kernels.cpu.validate:compressed_valid"),
+    ("compress_offsets",     "csr", "numba", "sparray.kernels.cpu.compress:compress_offsets"),
+    ("expand_offsets",       "csr", "numba", "sparray.kernels.cpu.compress:expand_offsets"),
+    ("transpose_compressed", "csr", "numba", "sparray.kernels.cpu.compress:transpose_compressed"),
+    ("dense_to_compressed",  "csr", "numba", "sparray.kernels.cpu.compress:dense_to_compressed"),
+    ("compressed_to_dense",  "csr", "numba", "sparray.kernels.cpu.compress:compressed_to_dense"),
+    ("scatter_blocks",       "bsr", "numba", "sparray.kernels.cpu.compress:scatter_blocks"),
 ]  # fmt: skip
 
 # kernels that need no JIT warm-up (plain NumPy): used for inputs of every size

@@ -35,6 +35,17 @@ def _sparray_importable() -> bool:
     return True
 
 
+def _sparray_has_csr() -> bool:
+    try:
+        import sparray
+
+        sparray.CSR  # noqa: B018
+        sparray.COO.to_layout  # noqa: B018
+    except Exception:  # noqa: BLE001
+        return False
+    return True
+
+
 def _check_arrays(row, col, val, shape, nse=None):
     assert row.dtype == np.int64 and col.dtype == np.int64 and val.dtype == np.float64
     assert row.ndim == col.ndim == val.ndim == 1
@@ -170,5 +181,87 @@ def test_bench_lists_required_cases():
                        capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     for label in ("coalesce rmat", "A + B uniform+uniform_b", "sum(axis=0) uniform",
-                  "sum(axis=1) rmat", "sum(axis=0) poisson", "first call"):
+                  "sum(axis=1) rmat", "sum(axis=0) poisson", "first call",
+                  "COO->CSR uniform", "COO->CSR rmat", "COO->CSR poisson",
+                  "CSR->CSC uniform", "CSR->CSC rmat", "CSR->CSC poisson",
+                  "transpose CSR poisson", "dense->CSR dense10"):
         assert label in p.stdout
+
+
+def test_dense10_matrix():
+    row, col, val, shape = matrices.get("dense10", scale=1e-3)
+    _check_arrays(row, col, val, shape)
+    n = shape[0]
+    assert shape == (n, n) and n >= 100 and row.size == round(0.1 * n * n)
+    assert np.all(np.diff(row * n + col) > 0)  # sorted, distinct
+    D = matrices.to_dense(row, col, val, shape)
+    assert D.dtype == np.float64 and D.flags.c_contiguous
+    assert np.count_nonzero(D) == row.size and np.array_equal(D[row, col], val)
+    assert matrices.get("dense10", scale=1.0)[3] == (5000, 5000)
+
+
+def test_bench_fmt_time_resolution():
+    bench = _load("bench")
+    assert bench.fmt_time(2.5) == "2.50 s"
+    assert bench.fmt_time(0.0123) == "12.3 ms"
+    assert bench.fmt_time(250e-6) == "250 us"
+    assert bench.fmt_time(12.4e-6) == "12 us"
+    assert bench.fmt_time(3.2e-6) == "3.2 us"
+    assert bench.fmt_time(420e-9) == "420 ns"
+
+
+def test_bench_compressed_check_and_number():
+    bench = _load("bench")
+    sp = pytest.importorskip("scipy.sparse")
+    D = np.array([[0.0, 1.0, 2.0], [3.0, 0.0, 0.0]])
+    A = sp.csr_array(D)
+    ref = bench.compressed("scipy", A)
+    assert ref[0] == "csr" and ref[1] == (2, 3)
+    assert bench.compare_compressed(bench.compressed("scipy", sp.csr_array(D)), ref) is None
+    assert "layout" in bench.compare_compressed(bench.compressed("scipy", A.T.T.tocsc()), ref)
+    assert "values" in bench.compare_compressed(bench.compressed("scipy", sp.csr_array(2 * D)), ref)
+    assert "pointer" in bench.compare_compressed(bench.compressed("scipy", sp.csr_array(D[::-1])), ref)
+    B = sp.csr_array((A.data[[1, 0, 2]], A.indices[[1, 0, 2]], A.indptr), shape=A.shape)
+    assert "not sorted" in bench.compare_compressed(bench.compressed("scipy", B), ref)
+    t = bench.compressed("scipy", A.T)  # an O(1) csc_array view
+    assert t[0] == "csc" and t[1] == (3, 2)
+    calls = []
+    case = bench.Case("n", "poisson", lambda lib, mats: (1,),
+                      {"scipy": lambda x: calls.append(x)}, number=7)
+    cell = bench.run_cell(case, "scipy", [matrices.get("poisson", 1e-4)], 2, 10.0, {}, {})
+    assert cell.status == "ok" and cell.n == 2 and cell.number == 7
+    assert len(calls) == 1 + 1 + 2 * 7  # warm-up, probe, 2 runs of 7 calls
+
+
+def _table_rows(out):
+    lines = [ln for ln in out.splitlines() if ln.startswith("| ")]
+    assert lines and lines[0].startswith("| case")
+    return [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines[1:]]
+
+
+def _quick(only):
+    cmd = [sys.executable, os.path.join(BENCH_DIR, "bench.py"), "--quick", "--scale", "0.001",
+           "--repeat", "1", "--only", only, "--no-first-call"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd=ROOT)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    return p.stdout
+
+
+def test_bench_quick_coo_to_csr_only():
+    rows = _table_rows(_quick("COO->CSR"))
+    assert [(r[0], r[1]) for r in rows] == [("COO->CSR", m) for m in ("uniform", "rmat", "poisson")]
+
+
+def test_bench_quick_compressed_rows():
+    out = _quick("CSR")
+    rows = _table_rows(out)
+    expected = [("COO->CSR", "uniform"), ("COO->CSR", "rmat"), ("COO->CSR", "poisson"),
+                ("CSR->CSC", "uniform"), ("CSR->CSC", "rmat"), ("CSR->CSC", "poisson"),
+                ("transpose CSR", "poisson"), ("dense->CSR", "dense10")]
+    assert [(r[0], r[1]) for r in rows] == expected
+    # every library's result agrees with scipy's (pointers, indices, values)
+    assert "RESULT CHECK" not in out, out[-3000:]
+    for r in rows:
+        assert not r[3].startswith("err") or not _sparray_has_csr(), (r, out[-3000:])
+        for cell in r[4::2]:  # scipy, sparse, torch
+            assert not cell.startswith("err"), (r, out[-3000:])

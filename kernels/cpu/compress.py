@@ -1,0 +1,998 @@
+"""Compressed (CSR/CSC/BSR-style) layouts: building, expanding, transposing and densifying them.
+
+- :func:`compress_offsets` -- sorted keys (COO rows) -> bucket offsets (CSR row pointers).
+- :func:`expand_offsets` -- offsets -> the bucket of every entry (the inverse).
+- :func:`transpose_compressed` -- re-compress a batched compressed array along its other axis
+  (CSR -> CSC), a stable parallel counting sort.
+- :func:`dense_to_compressed` -- the positions of a dense (N, C, m) array that differ from the
+  fill, in row-major order.
+- :func:`compressed_to_dense` -- the reverse.
+- :func:`scatter_blocks` -- pack entries into (nblocks, nslots, m) blocks over a fill (BSR).
+
+Conventions.  Index inputs are 1-D int32 or int64 (other integer dtypes are converted to
+int64); ``index_dtype`` (np.int32 or np.int64) is the dtype of every index array returned, and
+it must be able to hold every value written (else ValueError).  Values are C-contiguous (n, m)
+or (N, C, m) arrays of bool, (u)int8..64, float32/64 or complex64/128 (anything else raises
+KernelDeclined).  Kernels that only move values see them as unsigned integers of the same width
+(complex128 as two uint64), so they compile once per width, not per dtype.  An index that is out
+of range, or offsets that are not a valid segmentation, are never used as addresses: they are
+detected (counted, with the first bad position) and the wrapper raises ValueError naming it.
+Small inputs run on the calling thread alone (:func:`._sort.threads_for`).
+
+>>> import numpy as np
+>>> off = compress_offsets(np.array([0, 0, 2]), 4, np.int64)
+>>> off.tolist(), expand_offsets(off, np.int32).tolist()
+([0, 2, 2, 3, 3], [0, 0, 2])
+>>> t_off, t_minor, t_val = transpose_compressed(off, np.array([1, 3, 1]), np.array([[1.0], [2.0], [3.0]]),
+...                                              1, 4, 4, np.int64)
+>>> t_off.tolist(), t_minor.tolist(), t_val.ravel().tolist()
+([0, 0, 2, 2, 3], [0, 2, 0], [1.0, 3.0, 2.0])
+"""
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
+
+from .. import KernelDeclined
+from ._sort import SUPPORTED_DTYPES, threads_for
+
+__all__ = [
+    "compress_offsets",
+    "expand_offsets",
+    "transpose_compressed",
+    "dense_to_compressed",
+    "compressed_to_dense",
+    "scatter_blocks",
+]
+
+_JIT = dict(cache=True, nogil=True)
+_PJIT = dict(cache=True, nogil=True, parallel=True)
+
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}
+
+
+# ---------------------------------------------------------------------------------------
+# argument checks (Python)
+# ---------------------------------------------------------------------------------------
+
+
+def _index_dtype(index_dtype):
+    dt = np.dtype(index_dtype)
+    if dt not in _INDEX_DTYPES:
+        raise ValueError(f"index_dtype must be int32 or int64, not {dt}")
+    return dt
+
+
+def _fits(dt, value, what):
+    if value > np.iinfo(dt).max:
+        raise ValueError(f"{what} = {value} does not fit in index_dtype {dt}; use int64")
+
+
+def _as_index(a, name):
+    """1-D C-contiguous int32/int64 array (other integer dtypes become int64)."""
+    a = np.asarray(a)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
+    if a.dtype not in _INDEX_DTYPES:
+        if a.dtype.kind not in "iu" and a.size:
+            raise ValueError(f"{name} must hold integers, got dtype {a.dtype}")
+        a = a.astype(np.int64)
+    return np.ascontiguousarray(a)
+
+
+def _count(n, name):
+    n = int(n)
+    if n < 0:
+        raise ValueError(f"{name} must be >= 0, got {n}")
+    return n
+
+
+def _check_dtype(dtype, name):
+    if dtype not in SUPPORTED_DTYPES:
+        raise KernelDeclined(
+            f"{name} has dtype {dtype}, which the numba CPU kernels do not support "
+            "(supported: bool, (u)int8..64, float32/64, complex64/128); cast first or use "
+            "the generic implementation"
+        )
+
+
+def _bits(a):
+    """View of a C-contiguous array as unsigned integers of its itemsize (complex128: two
+    uint64 per element, so the last axis doubles).  Moving bits moves values exactly."""
+    return a.view(_UINT_OF_SIZE[a.dtype.itemsize])
+
+
+def _width(dtype, m):
+    """Number of bit-view elements per (m values of dtype)."""
+    return 2 * m if dtype.itemsize == 16 else m
+
+
+def _fill_vector(fill, dtype, m):
+    fill = np.asarray(fill)
+    if fill.dtype != dtype:
+        fill = fill.astype(dtype)
+    return np.ascontiguousarray(np.broadcast_to(fill, (m,)))
+
+
+def _threads():
+    return numba.get_num_threads()
+
+
+def _check_offsets(offsets, name, total=None):
+    """Raise ValueError unless ``offsets`` is non-empty, starts at 0, is non-decreasing and
+    (if given) ends at ``total``.  After this every offsets[g] lies in [0, offsets[-1]]."""
+    n = offsets.shape[0]
+    if n == 0:
+        raise ValueError(f"{name} must have at least one element (offsets[0] = 0)")
+    if offsets[0] != 0:
+        raise ValueError(f"{name}[0] must be 0, got {offsets[0]}")
+    if n > 1:
+        with threads_for(n):
+            g = int(_first_decrease(offsets, _threads()))
+        if g < n:
+            raise ValueError(
+                f"{name} must be non-decreasing: {name}[{g}] = {offsets[g]} < {name}[{g - 1}] = {offsets[g - 1]}"
+            )
+    if total is not None and offsets[n - 1] != total:
+        raise ValueError(f"{name}[-1] = {offsets[n - 1]} but there are {total} entries")
+
+
+# ---------------------------------------------------------------------------------------
+# shared jitted helpers
+# ---------------------------------------------------------------------------------------
+
+
+@numba.njit(**_PJIT)
+def _first_decrease(offsets, nchunks):
+    """Smallest g >= 1 with offsets[g] < offsets[g - 1], or len(offsets) if none."""
+    n = offsets.shape[0]
+    first = np.full(nchunks, n, np.int64)
+    for c in numba.prange(nchunks):
+        lo = max(1, n * c // nchunks)
+        hi = n * (c + 1) // nchunks
+        for g in range(lo, hi):
+            if offsets[g] < offsets[g - 1]:
+                first[c] = g
+                break
+    return first.min()
+
+
+@numba.njit(**_JIT)
+def _row_splits(offsets, nchunks, rowcost=1):
+    """Chunk boundaries over the rows of valid offsets, balancing entries + rowcost per row:
+    splits[c] = first g with offsets[g] + rowcost * g >= c * (nnz + rowcost * nrows) / nchunks."""
+    nrows = offsets.shape[0] - 1
+    w = np.int64(offsets[nrows]) + rowcost * nrows
+    splits = np.empty(nchunks + 1, np.int64)
+    splits[0] = 0
+    splits[nchunks] = nrows
+    for c in range(1, nchunks):
+        target = w * c // nchunks
+        lo = splits[c - 1]
+        hi = nrows
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if offsets[mid] + rowcost * mid < target:
+                lo = mid + 1
+            else:
+                hi = mid
+        splits[c] = lo
+    return splits
+
+
+@numba.njit(**_JIT)
+def _entry_splits(offsets, nchunks):
+    """Split the walk over valid offsets (each row costs 1 + its entries) into nchunks equal
+    parts, cutting inside a row if need be: chunk c covers entries ks[c]:ks[c + 1], starting in
+    row gs[c] (offsets[gs[c]] <= ks[c] <= offsets[gs[c] + 1]) and ending in row gs[c + 1]."""
+    nrows = offsets.shape[0] - 1
+    nnz = np.int64(offsets[nrows])
+    w = nnz + nrows
+    gs = np.empty(nchunks + 1, np.int64)
+    ks = np.empty(nchunks + 1, np.int64)
+    gs[0] = 0
+    ks[0] = 0
+    gs[nchunks] = nrows
+    ks[nchunks] = nnz
+    for c in range(1, nchunks):
+        target = w * c // nchunks
+        lo = gs[c - 1]  # largest g with offsets[g] + g <= target
+        hi = nrows
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if offsets[mid] + mid <= target:
+                lo = mid
+            else:
+                hi = mid - 1
+        gs[c] = lo
+        ks[c] = nnz if lo == nrows else min(target - lo, np.int64(offsets[lo + 1]))
+        ks[c] = max(ks[c], ks[c - 1])
+    return gs, ks
+
+
+@numba.njit(**_PJIT)
+def _scan_inplace(a, nchunks):
+    """Inclusive prefix sum of ``a`` in place (two parallel passes over chunks)."""
+    n = a.shape[0]
+    tot = np.zeros(nchunks + 1, np.int64)
+    for c in numba.prange(nchunks):
+        s = 0
+        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
+            s += a[i]
+        tot[c + 1] = s
+    for c in range(nchunks):
+        tot[c + 1] += tot[c]
+    for c in numba.prange(nchunks):
+        run = tot[c]
+        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
+            run += a[i]
+            a[i] = run
+
+
+# ---------------------------------------------------------------------------------------
+# compress_offsets / expand_offsets
+# ---------------------------------------------------------------------------------------
+
+
+@numba.njit(**_PJIT)
+def _compress(keys, nbuckets, out, nchunks):
+    """out[b] = first i with keys[i] >= b, for b <= keys[-1] (the tail is the wrapper's).
+    Each chunk writes the buckets (keys[i-1], keys[i]] at each position i it owns; a key that
+    is negative, >= nbuckets or smaller than its predecessor stops the chunk and is recorded
+    (so writes stay inside [0, nbuckets]).  Returns the first bad position per chunk (n: none)."""
+    n = keys.shape[0]
+    bad = np.full(nchunks, n, np.int64)
+    for c in numba.prange(nchunks):
+        lo = n * c // nchunks
+        hi = n * (c + 1) // nchunks
+        prev = np.int64(-1)
+        if lo > 0:
+            prev = max(np.int64(keys[lo - 1]), np.int64(-1))
+        for i in range(lo, hi):
+            k = np.int64(keys[i])
+            if k != prev:  # (prev is >= -1, so a negative key differs from it)
+                if k < prev or k >= nbuckets or k < 0:
+                    bad[c] = i
+                    break
+                for b in range(prev + 1, k + 1):
+                    out[b] = i
+                prev = k
+    return bad
+
+
+def compress_offsets(keys, nbuckets, index_dtype):
+    """Bucket offsets of sorted keys: COO row indices (sorted) -> CSR row pointers.
+
+    Parameters
+    ----------
+    keys : int32/int64[n], non-decreasing, every key in [0, nbuckets).
+    nbuckets : int >= 0.
+    index_dtype : np.int32 or np.int64, the dtype of the result (must hold n).
+
+    Returns
+    -------
+    offsets : index_dtype[nbuckets + 1] with offsets[k] = number of keys < k, so
+        offsets[0] = 0, offsets[-1] = n and keys[offsets[k]:offsets[k + 1]] all equal k.
+
+    One parallel pass over chunks of keys.  Raises ValueError naming the first position whose
+    key is out of range or smaller than its predecessor (nothing is written out of bounds).
+
+    >>> compress_offsets(np.array([1, 1, 3]), 5, np.int32).tolist()
+    [0, 0, 2, 2, 3, 3]
+    """
+    keys = _as_index(keys, "keys")
+    nbuckets = _count(nbuckets, "nbuckets")
+    dt = _index_dtype(index_dtype)
+    n = keys.shape[0]
+    _fits(dt, n, "len(keys)")
+    out = np.empty(nbuckets + 1, dt)
+    if n == 0:
+        out[:] = 0
+        return out
+    with threads_for(n + nbuckets):
+        nchunks = min(_threads(), max(1, n >> 12))
+        bad = int(_compress(keys, nbuckets, out, nchunks).min())
+    if bad < n:
+        k = int(keys[bad])
+        if k < 0 or k >= nbuckets:
+            why = f"outside [0, nbuckets = {nbuckets})"
+        else:
+            why = f"smaller than keys[{bad - 1}] = {keys[bad - 1]}"
+        raise ValueError(
+            f"compress_offsets: keys must be non-decreasing and in [0, {nbuckets}); keys[{bad}] = {k} is {why}"
+        )
+    out[int(keys[n - 1]) + 1 :] = n
+    return out
+
+
+@numba.njit(**_PJIT)
+def _expand(offsets, splits, rows):
+    nchunks = splits.shape[0] - 1
+    for c in numba.prange(nchunks):
+        for g in range(splits[c], splits[c + 1]):
+            for k in range(offsets[g], offsets[g + 1]):
+                rows[k] = g
+
+
+def expand_offsets(offsets, index_dtype):
+    """The bucket of every entry of a compressed layout: CSR row pointers -> COO rows.
+
+    Parameters
+    ----------
+    offsets : int32/int64[G + 1], offsets[0] = 0, non-decreasing.
+    index_dtype : np.int32 or np.int64 (must hold G - 1).
+
+    Returns
+    -------
+    rows : index_dtype[offsets[-1]], rows[k] = g for offsets[g] <= k < offsets[g + 1]
+        (non-decreasing; the inverse of :func:`compress_offsets`).
+
+    Parallel over chunks of rows balanced by rows + entries.  Raises ValueError (before
+    writing anything) if offsets[0] != 0 or offsets decrease somewhere.
+
+    >>> expand_offsets(np.array([0, 2, 2, 3]), np.int64).tolist()
+    [0, 0, 2]
+    """
+    offsets = _as_index(offsets, "offsets")
+    dt = _index_dtype(index_dtype)
+    _check_offsets(offsets, "offsets")
+    G = offsets.shape[0] - 1
+    _fits(dt, max(G - 1, 0), "the largest row index")
+    nnz = int(offsets[G])
+    rows = np.empty(nnz, dt)
+    if nnz == 0:
+        return rows
+    with threads_for(nnz + G):
+        splits = _row_splits(offsets, _threads())
+        _expand(offsets, splits, rows)
+    return rows
+
+
+# ---------------------------------------------------------------------------------------
+# transpose_compressed
+# ---------------------------------------------------------------------------------------
+
+
+# how far ahead of its write a scatter stream prefetches (bytes), and how many entries ahead
+# the in-cache second level prefetches its destinations
+_AHEAD_BYTES = 256
+_AHEAD_ENTRIES = 16
+
+
+@intrinsic
+def _prefetchw(typingctx, arr, i, nbytes):
+    """Prefetch, for writing, the cache line holding the byte ``nbytes`` past &arr[i] (i along
+    the first axis).  Never faults: an address past the end is just not fetched.  A scatter
+    to a few hundred sequential streams is otherwise bound by one store miss at a time (the
+    hardware prefetcher follows only a few dozen streams)."""
+    sig = types.void(arr, i, nbytes)
+
+    def codegen(context, builder, signature, args):
+        aryty, ity, nty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        i64 = ir.IntType(64)
+        idx = context.cast(builder, args[1], ity, types.int64)
+        off = context.cast(builder, args[2], nty, types.int64)
+        stride = cgutils.unpack_tuple(builder, ary.strides, 1)[0]
+        addr = builder.add(builder.ptrtoint(ary.data, i64), builder.add(builder.mul(idx, stride), off))
+        addr = builder.inttoptr(addr, ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer(), i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+        # rw = 1 (write), locality = 3 (keep in all levels), data cache
+        builder.call(fn, [addr, ir.Constant(i32, 1), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+# Two-level counting sort: buckets are grouped into superbuckets of 2**shift buckets with
+# shift = max(0, bit_length(NB - 1) - _QBITS), so there are at most 2**_QBITS of them.  The
+# two-level path is used while shift <= _SUB_BITS (a bucket within its superbucket fits in a
+# uint16); beyond that (more than 2**24 buckets), the direct counting sort.
+_QBITS = 8
+_SUB_BITS = 16
+
+
+@numba.njit(**_PJIT)
+def _tr_count(offsets, minor, nmajor, nminor, shift, gs, ks, hist):
+    """hist[t, (b * nminor + c) >> shift] += 1 for each entry of chunk t (entries ks[t]:ks[t + 1],
+    batch b, minor c).  Minor indices outside [0, nminor) are counted, not used; returns
+    (number bad, first bad entry or -1) per chunk."""
+    T = gs.shape[0] - 1
+    nrows = offsets.shape[0] - 1
+    nbad = np.zeros(T, np.int64)
+    first = np.full(T, -1, np.int64)
+    unminor = np.uint64(nminor)
+    for t in numba.prange(T):
+        h = hist[t]
+        k = ks[t]
+        kend = ks[t + 1]
+        b = gs[t] // nmajor
+        nb = 0
+        fb = np.int64(-1)
+        while k < kend:  # one batch at a time: k < nnz, so batch b exists
+            e = min(kend, np.int64(offsets[min((b + 1) * nmajor, nrows)]))
+            base = b * nminor
+            for i in range(k, e):
+                c = np.int64(minor[i])
+                if np.uint64(c) >= unminor:
+                    if nb == 0:
+                        fb = i
+                    nb += 1
+                else:
+                    h[(base + c) >> shift] += 1
+            k = max(k, e)
+            b += 1
+        nbad[t] = nb
+        first[t] = fb
+    return nbad, first
+
+
+@numba.njit(**_PJIT)
+def _tr_prefix(hist, toff, nchunks):
+    """Exclusive prefix of hist (T, Q) in (bucket, thread) order, in place: hist[t, q] becomes
+    thread t's first position in bucket q, toff[q] the start of bucket q, toff[Q] the total."""
+    T, Q = hist.shape
+    tot = np.zeros(nchunks + 1, np.int64)
+    for c in numba.prange(nchunks):
+        s = 0
+        for j in range(Q * c // nchunks, Q * (c + 1) // nchunks):
+            for t in range(T):
+                s += hist[t, j]
+        tot[c + 1] = s
+    for c in range(nchunks):
+        tot[c + 1] += tot[c]
+    for c in numba.prange(nchunks):
+        run = tot[c]
+        for j in range(Q * c // nchunks, Q * (c + 1) // nchunks):
+            toff[j] = run
+            for t in range(T):
+                x = hist[t, j]
+                hist[t, j] = run
+                run += x
+    toff[Q] = tot[nchunks]
+
+
+def _move(dst, p, src, k):  # pragma: no cover - replaced by the overload inside numba
+    dst[p] = src[k]
+
+
+@overload(_move, jit_options=_JIT)
+def _ov_move(dst, p, src, k):
+    """dst[p] = src[k] for a row of 1-D (one value per entry) or 2-D value arrays."""
+    if dst.ndim == 1:
+        return lambda dst, p, src, k: _set(dst, p, src[k])
+
+    def impl(dst, p, src, k):
+        for s in range(src.shape[1]):
+            dst[p, s] = src[k, s]
+
+    return impl
+
+
+def _set(dst, p, v):  # pragma: no cover - replaced by the overload inside numba
+    dst[p] = v
+
+
+@overload(_set, jit_options=_JIT)
+def _ov_set(dst, p, v):
+    """dst[p] = v; nothing when dst is None."""
+    if isinstance(dst, types.NoneType):
+        return lambda dst, p, v: None
+
+    def impl(dst, p, v):
+        dst[p] = v
+
+    return impl
+
+
+def _prefetch(arr, p, nbytes):  # pragma: no cover - replaced by the overload inside numba
+    pass
+
+
+@overload(_prefetch, jit_options=_JIT)
+def _ov_prefetch(arr, p, nbytes):
+    """_prefetchw(arr, p, nbytes); nothing when arr is None."""
+    if isinstance(arr, types.NoneType):
+        return lambda arr, p, nbytes: None
+    return lambda arr, p, nbytes: _prefetchw(arr, p, nbytes)
+
+
+@numba.njit(**_PJIT)
+def _tr_scatter(offsets, minor, values, nmajor, nminor, shift, gs, ks, hist, sub, tminor, tvalues, prefetch):
+    """Chunk t moves each of its entries (ks[t]:ks[t + 1], rows from gs[t]) to the running
+    position hist[t, q] of its (super)bucket q = bucket >> shift and records the bucket within
+    the superbucket in sub (None: one level).  values/tvalues are (nnz,) for one value (or bit
+    word) per entry, else (nnz, mw).  With ``prefetch`` (few, long streams) the lines ahead of
+    each write are prefetched.  Runs on validated input only: every position is in [0, nnz),
+    written once."""
+    T = gs.shape[0] - 1
+    mask = (np.int64(1) << shift) - 1
+    for t in numba.prange(T):
+        h = hist[t]
+        g = gs[t]
+        k = ks[t]
+        kend = ks[t + 1]
+        b = g // nmajor
+        r = g - b * nmajor
+        base = b * nminor
+        while k < kend:  # row g (k < nnz, so g < nrows)
+            e = min(kend, np.int64(offsets[g + 1]))
+            if prefetch:
+                for i in range(k, e):
+                    j = base + minor[i]
+                    q = j >> shift
+                    p = h[q]
+                    h[q] = p + 1
+                    _set(sub, p, j & mask)
+                    tminor[p] = r
+                    _move(tvalues, p, values, i)
+                    _prefetch(sub, p, _AHEAD_BYTES)
+                    _prefetchw(tminor, p, _AHEAD_BYTES)
+                    _prefetchw(tvalues, p, _AHEAD_BYTES)
+            else:
+                for i in range(k, e):
+                    q = (base + minor[i]) >> shift
+                    p = h[q]
+                    h[q] = p + 1
+                    tminor[p] = r
+                    _move(tvalues, p, values, i)
+            k = max(k, e)
+            g += 1
+            r += 1
+            if r == nmajor:
+                r = 0
+                base += nminor
+
+
+@numba.njit(**_PJIT)
+def _tr_finish(region, qsplits, shift, NB, sub, toff, tminor, tvalues):
+    """Second level, per superbucket q (its entries fill region[q]:region[q + 1], the range
+    they occupy in the result): count its buckets, write their offsets, copy the range aside
+    and scatter it back in bucket order (range, counters and copy stay in cache).  Entries of a
+    bucket keep their order in the range: by thread, then input order."""
+    nchunks = qsplits.shape[0] - 1
+    S = np.int64(1) << shift
+    for ch in numba.prange(nchunks):
+        q0 = qsplits[ch]
+        q1 = qsplits[ch + 1]
+        big = 0
+        for q in range(q0, q1):
+            big = max(big, region[q + 1] - region[q])
+        h = np.empty(S, toff.dtype)  # counts <= nnz fit the index dtype
+        br = np.empty(big, tminor.dtype)
+        bv = np.empty((big,) + tvalues.shape[1:], tvalues.dtype)
+        for q in range(q0, q1):
+            lo = region[q]
+            hi = region[q + 1]
+            j0 = q * S
+            nj = min(S, NB - j0)
+            h[:nj] = 0
+            for i in range(lo, hi):
+                h[sub[i]] += 1
+            run = lo
+            for u in range(nj):
+                toff[j0 + u] = run
+                x = h[u]
+                h[u] = run
+                run += x
+            n = hi - lo
+            for i in range(n):
+                br[i] = tminor[lo + i]
+                _move(bv, i, tvalues, lo + i)
+            for i in range(n):
+                if i + _AHEAD_ENTRIES < n:  # the destination of a later entry (almost always exact)
+                    pa = h[sub[lo + i + _AHEAD_ENTRIES]]
+                    _prefetchw(tminor, pa, 0)
+                    _prefetchw(tvalues, pa, 0)
+                u = sub[lo + i]
+                p = h[u]
+                h[u] = p + 1
+                tminor[p] = br[i]
+                _move(tvalues, p, bv, i)
+    toff[NB] = region[region.shape[0] - 1]
+
+
+def transpose_compressed(offsets, minor, values, nbatch, nmajor, nminor, index_dtype):
+    """Re-compress a batched compressed array along its other axis (CSR -> CSC), per batch.
+
+    Parameters
+    ----------
+    offsets : int32/int64[nbatch * nmajor + 1], global: row g = b * nmajor + r (batch b, major
+        index r) holds entries offsets[g]:offsets[g + 1]; offsets[0] = 0, offsets[-1] = nnz.
+    minor : int32/int64[nnz], each in [0, nminor) (any order within a row).
+    values : (nnz, m) array of a supported dtype.
+    nbatch, nmajor, nminor : ints >= 0.
+    index_dtype : np.int32 or np.int64 (must hold nnz and nmajor - 1).
+
+    Returns
+    -------
+    t_offsets : index_dtype[nbatch * nminor + 1], global over buckets b * nminor + c.
+    t_minor : index_dtype[nnz], the major index r (within its batch) of each entry.
+    t_values : (nnz, m) of ``values.dtype``, the values moved along.
+
+    Entries are ordered by bucket (b, c) and, within a bucket, by input position (so by
+    increasing r when the input is ordered by row): a stable parallel counting sort.  The
+    entries are split into per-thread chunks (balanced by entries + rows, a long row may be
+    cut); each thread counts its entries per
+    bucket, an exclusive prefix over (bucket, thread) gives each thread its start in every
+    bucket, then each thread moves its entries there.
+
+    With many buckets that scatter would miss the cache on nearly every write, so it runs in
+    two levels: the first sorts by superbucket (at most 2**_QBITS of them, so few write streams,
+    prefetched) straight into the result arrays, remembering each entry's bucket within its
+    superbucket (uint16); the second sorts each superbucket's range in cache.  Per-thread
+    counters then cost threads * 2**_QBITS.  Past 2**(_QBITS + 16) buckets it is one level with
+    per-thread counters over all buckets; their number is kept within ~2 * nnz by using fewer
+    threads.  Raises ValueError for invalid offsets or a minor index out of range (detected
+    before anything is moved).
+
+    >>> t = transpose_compressed(np.array([0, 1, 3]), np.array([2, 0, 2]), np.arange(3.0)[:, None],
+    ...                          1, 2, 3, np.int64)
+    >>> [a.ravel().tolist() for a in t]
+    [[0, 1, 1, 3], [1, 0, 1], [1.0, 0.0, 2.0]]
+    """
+    # offsets are O(rows): int64 always (fewer compiled variants); minor is O(nnz): as given
+    offsets = _as_index(offsets, "offsets").astype(np.int64, copy=False)
+    minor = _as_index(minor, "minor")
+    values = np.asarray(values)
+    _check_dtype(values.dtype, "values")
+    nbatch = _count(nbatch, "nbatch")
+    nmajor = _count(nmajor, "nmajor")
+    nminor = _count(nminor, "nminor")
+    dt = _index_dtype(index_dtype)
+    nnz = minor.shape[0]
+    if values.ndim != 2 or values.shape[0] != nnz:
+        raise ValueError(f"transpose_compressed: values must be (nnz, m) with nnz = len(minor) = {nnz}; got {values.shape}")
+    nrows = nbatch * nmajor
+    if offsets.shape[0] != nrows + 1:
+        raise ValueError(
+            f"transpose_compressed: offsets must have nbatch * nmajor + 1 = {nrows + 1} elements, got {offsets.shape[0]}"
+        )
+    _check_offsets(offsets, "offsets", nnz)
+    _fits(dt, nnz, "nnz")
+    _fits(dt, max(nmajor - 1, 0), "nmajor - 1")
+    values = np.ascontiguousarray(values)
+    NB = nbatch * nminor
+    t_minor = np.empty(nnz, dt)
+    t_values = np.empty(values.shape, values.dtype)
+    if nnz == 0:
+        return np.zeros(NB + 1, dt), t_minor, t_values
+    if NB == 0:
+        raise ValueError(f"transpose_compressed: minor[0] = {minor[0]} is outside [0, nminor = {nminor})")
+    vb, tb = _bits(values), _bits(t_values)
+    if vb.shape[1] == 1:  # one word per entry: 1-D loops
+        vb, tb = vb.reshape(nnz), tb.reshape(nnz)
+    shift = max(0, (NB - 1).bit_length() - _QBITS)
+    with threads_for(nnz + NB):
+        nt = _threads()
+        if shift <= _SUB_BITS:
+            T, Q = nt, ((NB - 1) >> shift) + 1
+        else:  # one level over all buckets, per-thread counters within ~2 * nnz
+            T, Q, shift = max(1, min(nt, (2 * nnz) // NB)), NB, 0
+        gs, ks = _entry_splits(offsets, T)
+        hist = np.zeros((T, Q), dt)
+        nbad, first = _tr_count(offsets, minor, nmajor, nminor, shift, gs, ks, hist)
+        nbad = int(nbad.sum())
+        if nbad:
+            k = int(first[first >= 0].min())
+            raise ValueError(
+                f"transpose_compressed: {nbad} minor indices outside [0, nminor = {nminor}); first minor[{k}] = {minor[k]}"
+            )
+        t_offsets = np.empty(NB + 1, dt)
+        if shift == 0:  # one level: the buckets are the superbuckets
+            _tr_prefix(hist, t_offsets, nt)
+            _tr_scatter(offsets, minor, vb, nmajor, nminor, 0, gs, ks, hist, None, t_minor, tb, Q <= (1 << _QBITS))
+        else:
+            region = np.empty(Q + 1, np.int64)
+            _tr_prefix(hist, region, 1)
+            sub = np.empty(nnz, np.uint16)
+            _tr_scatter(offsets, minor, vb, nmajor, nminor, shift, gs, ks, hist, sub, t_minor, tb, True)
+            # second level: chunks of superbuckets balanced by entries + buckets
+            qsplits = _row_splits(region, nt, 1 << shift)
+            _tr_finish(region, qsplits, shift, NB, sub, t_offsets, t_minor, tb)
+    return t_offsets, t_minor, t_values
+
+
+# ---------------------------------------------------------------------------------------
+# dense_to_compressed / compressed_to_dense / scatter_blocks
+# ---------------------------------------------------------------------------------------
+
+
+@numba.njit(**_JIT)
+def _specified(row, o, fill, fnan, m):
+    """Is the position whose m values start at row[o] specified (some t not "same" as fill)?
+    fnan[t]: fill[t] is nan(-ish), so only a non-nan value differs."""
+    for t in range(m):
+        v = row[o + t]
+        if fnan[t]:
+            if v == v:
+                return True
+        elif v != fill[t]:
+            return True
+    return False
+
+
+@numba.njit(**_PJIT)
+def _d2c_count(dense, fill, fnan, cnt):
+    """cnt[r + 1] = number of specified positions in row r of dense (N, C * m)."""
+    N = dense.shape[0]
+    m = fill.shape[0]
+    C = dense.shape[1] // m
+    for r in numba.prange(N):
+        row = dense[r]
+        s = 0
+        if m == 1:
+            f = fill[0]
+            if fnan[0]:
+                for c in range(C):
+                    s += row[c] == row[c]
+            else:
+                for c in range(C):
+                    s += row[c] != f
+        else:
+            for c in range(C):
+                s += _specified(row, c * m, fill, fnan, m)
+        cnt[r + 1] = s
+
+
+@numba.njit(**_PJIT)
+def _d2c_write(dense, fill, fnan, cnt, minor, values):
+    """Write row r's specified positions at cnt[r]:cnt[r + 1].  For m == 1 the write is
+    branch-free (every column is written at the cursor, which advances only when specified);
+    it stops as soon as the row's slots are full, so it never touches another row's."""
+    N = dense.shape[0]
+    m = fill.shape[0]
+    C = dense.shape[1] // m
+    for r in numba.prange(N):
+        row = dense[r]
+        pos = cnt[r]
+        end = cnt[r + 1]
+        if m == 1:
+            f = fill[0]
+            nan = fnan[0]
+            for c in range(C):
+                if pos >= end:
+                    break
+                v = row[c]
+                minor[pos] = c
+                values[pos, 0] = v
+                if nan:
+                    pos += v == v
+                else:
+                    pos += v != f
+        else:
+            for c in range(C):
+                if pos >= end:
+                    break
+                if _specified(row, c * m, fill, fnan, m):
+                    minor[pos] = c
+                    for t in range(m):
+                        values[pos, t] = row[c * m + t]
+                    pos += 1
+
+
+def dense_to_compressed(dense, fill, index_dtype):
+    """The specified positions of a dense array, compressed by row (dense -> CSR).
+
+    Parameters
+    ----------
+    dense : (N, C, m) array of a supported dtype.
+    fill : (m,) (or broadcastable) fill values, cast to ``dense.dtype``.
+    index_dtype : np.int32 or np.int64.
+
+    Returns
+    -------
+    offsets : index_dtype[N + 1], minor : index_dtype[nse] (column indices, increasing within
+        each row), values : (nse, m) of ``dense.dtype``.  Position (r, c) is specified iff some
+        t has dense[r, c, t] not "same" as fill[t]; "same" is equal, or both nan (complex: nan
+        in either part; bool and integers have no nan).  Row-major order.
+
+    Two passes parallel over rows: count, prefix, write.
+
+    >>> off, mi, va = dense_to_compressed(np.array([[[0.0], [5.0]], [[np.nan], [0.0]]]), np.array([0.0]), np.int32)
+    >>> off.tolist(), mi.tolist(), va.ravel().tolist()
+    ([0, 1, 2], [1, 0], [5.0, nan])
+    """
+    dense = np.asarray(dense)
+    _check_dtype(dense.dtype, "dense")
+    if dense.ndim != 3:
+        raise ValueError(f"dense_to_compressed: dense must be (N, C, m), got shape {dense.shape}")
+    dt = _index_dtype(index_dtype)
+    N, C, m = dense.shape
+    fill = _fill_vector(fill, dense.dtype, m)
+    _fits(dt, max(C - 1, 0), "C - 1")
+    if N * C * m == 0:  # nothing can be specified
+        return np.zeros(N + 1, dt), np.empty(0, dt), np.empty((0, m), dense.dtype)
+    dense = np.ascontiguousarray(dense)
+    kind = dense.dtype.kind
+    if kind in "fc":
+        d2, f2 = dense.reshape(N, C * m), fill
+        fnan = np.isnan(fill)
+    else:  # equality is bit equality: compile per width only
+        d2, f2 = _bits(dense).reshape(N, C * m), _bits(fill)
+        fnan = np.zeros(m, np.bool_)
+    cnt = np.zeros(N + 1, np.int64)
+    with threads_for(N * C * m):
+        _d2c_count(d2, f2, fnan, cnt)
+        _scan_inplace(cnt[1:], _threads())
+        nse = int(cnt[N])
+        _fits(dt, nse, "the number of specified positions")
+        minor = np.empty(nse, dt)
+        values = np.empty((nse, m), d2.dtype)
+        if nse:
+            _d2c_write(d2, f2, fnan, cnt, minor, values)
+    offsets = cnt if dt == np.int64 else cnt.astype(dt)
+    return offsets, minor, values.view(dense.dtype)
+
+
+@numba.njit(**_PJIT)
+def _c2d(offsets, minor, values, fill, nminor, out, nchunks):
+    """Row r of out (N, nminor * mw): fill, then the entries offsets[r]:offsets[r + 1] at
+    their minor index (outside [0, nminor): counted, skipped).  Offsets are validated."""
+    N = out.shape[0]
+    mw = fill.shape[0]
+    unminor = np.uint64(nminor)
+    nbad = np.zeros(nchunks, np.int64)
+    first = np.full(nchunks, -1, np.int64)
+    for ch in numba.prange(nchunks):
+        nb = 0
+        fb = np.int64(-1)
+        for r in range(N * ch // nchunks, N * (ch + 1) // nchunks):
+            row = out[r]
+            if mw == 1:
+                row[:] = fill[0]
+            else:
+                for c in range(nminor):
+                    for t in range(mw):
+                        row[c * mw + t] = fill[t]
+            for k in range(offsets[r], offsets[r + 1]):
+                c = np.int64(minor[k])
+                if np.uint64(c) >= unminor:
+                    if nb == 0:
+                        fb = k
+                    nb += 1
+                else:
+                    for t in range(mw):
+                        row[c * mw + t] = values[k, t]
+        nbad[ch] = nb
+        first[ch] = fb
+    return nbad, first
+
+
+def compressed_to_dense(offsets, minor, values, fill, nminor):
+    """Densify a compressed array (CSR -> dense).
+
+    Parameters
+    ----------
+    offsets : int32/int64[N + 1], valid (offsets[0] = 0, non-decreasing, offsets[-1] = nnz).
+    minor : int32/int64[nnz] in [0, nminor).
+    values : (nnz, m) of a supported dtype.
+    fill : (m,) (or broadcastable), cast to ``values.dtype``.
+    nminor : int >= 0.
+
+    Returns
+    -------
+    dense : (N, nminor, m) of ``values.dtype``: fill everywhere, values[k] at (row of k,
+        minor[k]) (for a repeated position the later entry wins).
+
+    Parallel over rows; each row is filled and scattered while in cache.  Raises ValueError for
+    invalid offsets or a minor index out of range (never written).
+
+    >>> compressed_to_dense(np.array([0, 1, 1]), np.array([2]), np.array([[7]]), 0, 3)[..., 0].tolist()
+    [[0, 0, 7], [0, 0, 0]]
+    """
+    offsets = _as_index(offsets, "offsets").astype(np.int64, copy=False)
+    minor = _as_index(minor, "minor")
+    values = np.asarray(values)
+    _check_dtype(values.dtype, "values")
+    nminor = _count(nminor, "nminor")
+    nnz = minor.shape[0]
+    if values.ndim != 2 or values.shape[0] != nnz:
+        raise ValueError(f"compressed_to_dense: values must be (nnz, m) with nnz = len(minor) = {nnz}; got {values.shape}")
+    _check_offsets(offsets, "offsets", nnz)
+    m = values.shape[1]
+    N = offsets.shape[0] - 1
+    fill = _fill_vector(fill, values.dtype, m)
+    out = np.empty((N, nminor, m), values.dtype)
+    vb = _bits(np.ascontiguousarray(values))
+    ob = _bits(out).reshape(N, nminor * _width(values.dtype, m))
+    with threads_for(out.size + nnz):
+        nbad, first = _c2d(offsets, minor, vb, _bits(fill), nminor, ob, _threads())
+    nbad = int(nbad.sum())
+    if nbad:
+        k = int(first[first >= 0].min())
+        raise ValueError(
+            f"compressed_to_dense: {nbad} minor indices outside [0, nminor = {nminor}); first minor[{k}] = {minor[k]}"
+        )
+    return out
+
+
+@numba.njit(**_PJIT)
+def _scatter_blocks(block_ids, slots, values, nblocks, nslots, fill, out, nchunks):
+    """out (nblocks * nslots, mw): fill, then values[k] at block_ids[k] * nslots + slots[k]
+    (ids out of range: counted, skipped)."""
+    P = out.shape[0]
+    mw = fill.shape[0]
+    n = block_ids.shape[0]
+    for ch in numba.prange(nchunks):
+        for p in range(P * ch // nchunks, P * (ch + 1) // nchunks):
+            for t in range(mw):
+                out[p, t] = fill[t]
+    nbad = np.zeros(nchunks, np.int64)
+    first = np.full(nchunks, -1, np.int64)
+    ub = np.uint64(nblocks)
+    us = np.uint64(nslots)
+    for ch in numba.prange(nchunks):
+        nb = 0
+        fb = np.int64(-1)
+        for k in range(n * ch // nchunks, n * (ch + 1) // nchunks):
+            b = np.int64(block_ids[k])
+            s = np.int64(slots[k])
+            if np.uint64(b) >= ub or np.uint64(s) >= us:
+                if nb == 0:
+                    fb = k
+                nb += 1
+            else:
+                p = b * nslots + s
+                for t in range(mw):
+                    out[p, t] = values[k, t]
+        nbad[ch] = nb
+        first[ch] = fb
+    return nbad, first
+
+
+def scatter_blocks(block_ids, slots, values, nblocks, nslots, fill):
+    """Pack entries into blocks over a fill (COO -> BSR block data).
+
+    Parameters
+    ----------
+    block_ids : int32/int64[n] in [0, nblocks); slots : int32/int64[n] in [0, nslots).
+    values : (n, m) of a supported dtype.
+    nblocks, nslots : ints >= 0.
+    fill : (m,) (or broadcastable), cast to ``values.dtype``.
+
+    Returns
+    -------
+    out : (nblocks, nslots, m) of ``values.dtype``: fill[t] everywhere but
+        out[block_ids[k], slots[k], t] = values[k, t].
+
+    Positions should be unique; a repeated one is memory-safe but which entry wins is
+    unspecified.  Parallel fill, then parallel over entries.  Raises ValueError for an id out
+    of range (never written).
+
+    >>> scatter_blocks(np.array([1]), np.array([0]), np.array([[9]]), 2, 2, -1)[..., 0].tolist()
+    [[-1, -1], [9, -1]]
+    """
+    block_ids = _as_index(block_ids, "block_ids")
+    slots = _as_index(slots, "slots")
+    values = np.asarray(values)
+    _check_dtype(values.dtype, "values")
+    nblocks = _count(nblocks, "nblocks")
+    nslots = _count(nslots, "nslots")
+    n = block_ids.shape[0]
+    if slots.shape[0] != n or values.ndim != 2 or values.shape[0] != n:
+        raise ValueError(
+            f"scatter_blocks: block_ids {block_ids.shape}, slots {slots.shape} and values {values.shape} "
+            "must be (n,), (n,), (n, m)"
+        )
+    m = values.shape[1]
+    fill = _fill_vector(fill, values.dtype, m)
+    out = np.empty((nblocks, nslots, m), values.dtype)
+    vb = _bits(np.ascontiguousarray(values))
+    ob = _bits(out).reshape(nblocks * nslots, _width(values.dtype, m))
+    with threads_for(out.size + n * m):
+        nbad, first = _scatter_blocks(block_ids, slots, vb, nblocks, nslots, _bits(fill), ob, _threads())
+    nbad = int(nbad.sum())
+    if nbad:
+        k = int(first[first >= 0].min())
+        raise ValueError(
+            f"scatter_blocks: {nbad} entries outside [0, {nblocks}) x [0, {nslots}); "
+            f"first block_ids[{k}] = {block_ids[k]}, slots[{k}] = {slots[k]}"
+        )
+    return out
