@@ -38,6 +38,8 @@ from typing import Any, Callable
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# fall back to the checkout's sparray when it is not installed (a site-packages install comes first)
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import matrices  # noqa: E402
 
 LIBS = ("sparray", "scipy", "sparse", "torch")
@@ -159,6 +161,45 @@ def coalesced(libname: str, mats):
     return tuple(_coalesced_one(libname, m) for m in mats)
 
 
+def coalesced_coo(libname: str, mats):
+    """Coalesced COO input of each library: sparray COO, scipy coo_array in canonical format
+    (sorted, no duplicates), pydata COO, torch coalesced sparse COO tensor."""
+    (m,) = mats
+    if libname == "scipy":
+        A = _coalesced_one("scipy", m).tocoo()
+        if not A.has_canonical_format:
+            raise RuntimeError("scipy: csr_array.tocoo() is not in canonical format")
+        return (A,)
+    return (_coalesced_one(libname, m),)
+
+
+def csr_input(libname: str, mats):
+    """Each library's CSR, built from its coalesced COO: sparray ``to_layout("csr")`` with int32 indices, scipy
+    canonical csr_array, pydata GCXS with compressed_axes=(0,), torch sparse_csr tensor."""
+    (m,) = mats
+    A = _coalesced_one(libname, m)
+    if libname == "sparray":
+        # int32 indices, as scipy's csr_array holds for these shapes (torch's are int64)
+        sparray = lib("sparray")
+        X = A.to_layout("csr")
+        np32 = np.int32
+        return (sparray.CSR(X.crow_indices.astype(np32), X.col_indices.astype(np32), X.values, X.shape),)
+    if libname == "scipy":
+        return (A,)  # already a canonical csr_array (int32 indices here)
+    if libname == "sparse":
+        return (A.asformat("gcxs", compressed_axes=[0]),)
+    if libname == "torch":
+        return (A.to_sparse_csr(),)
+    raise NotAvailable(libname)
+
+
+def dense_input(libname: str, mats):
+    """The dense float64 C-contiguous NumPy array (every library gets a NumPy array)."""
+    (m,) = mats
+    lib(libname)
+    return (matrices.to_dense(*m),)
+
+
 # --------------------------------------------------------------------------
 # Timed functions
 
@@ -183,6 +224,31 @@ def torch_coalesce(idx, val, shape):
 
 def add(a, b):
     return a + b
+
+
+def sp_to_layout(layout):
+    return lambda A: A.to_layout(layout)
+
+
+def pydata_compress(axis):
+    # GCXS with compressed_axes=(0,) is pydata's CSR (COO.tocsr() would return a scipy csr_array)
+    return lambda A: A.asformat("gcxs", compressed_axes=[axis])
+
+
+def sp_dense_to_csr(D):
+    return lib("sparray").asarray(D, layout="csr")
+
+
+def scipy_dense_to_csr(D):
+    return lib("scipy").csr_array(D)
+
+
+def pydata_dense_to_csr(D):
+    return lib("sparse").GCXS.from_numpy(D, compressed_axes=[0])
+
+
+def torch_dense_to_csr(D):
+    return lib("torch").from_numpy(D).to_sparse_csr()
 
 
 def sparray_sum(axis, dense=False):
@@ -270,9 +336,73 @@ def compare_dense(a, b) -> str | None:
     return None
 
 
+def compressed(libname: str, x):
+    """(kind, shape, pointers, indices, values) of a 2-D CSR ("csr") or CSC ("csc") result,
+    as NumPy arrays (pointers and indices as int64)."""
+    if libname == "sparray":
+        if hasattr(x, "crow_indices"):
+            kind, ptr, idx = "csr", x.crow_indices, x.col_indices
+        elif hasattr(x, "ccol_indices"):
+            kind, ptr, idx = "csc", x.ccol_indices, x.row_indices
+        else:
+            raise TypeError(f"not CSR or CSC: {type(x).__name__}")
+        val, shape = x.values, tuple(x.shape)
+    elif libname == "scipy":
+        if x.format not in ("csr", "csc"):
+            raise TypeError(f"scipy format {x.format!r}")
+        kind, ptr, idx, val, shape = x.format, x.indptr, x.indices, x.data, x.shape
+    elif libname == "sparse":
+        axes = tuple(x.compressed_axes)
+        if x.ndim != 2 or axes not in ((0,), (1,)):
+            raise TypeError(f"pydata {type(x).__name__} with compressed_axes={axes}")
+        kind = "csr" if axes == (0,) else "csc"
+        ptr, idx, val, shape = x.indptr, x.indices, x.data, x.shape
+    elif libname == "torch":
+        torch = lib("torch")
+        if x.layout == torch.sparse_csr:
+            kind, ptr, idx = "csr", x.crow_indices(), x.col_indices()
+        elif x.layout == torch.sparse_csc:
+            kind, ptr, idx = "csc", x.ccol_indices(), x.row_indices()
+        else:
+            raise TypeError(f"torch layout {x.layout}")
+        ptr, idx, val, shape = ptr.numpy(), idx.numpy(), x.values().numpy(), tuple(x.shape)
+    else:
+        raise ValueError(libname)
+    return (kind, tuple(int(n) for n in shape), np.asarray(ptr).astype(np.int64),
+            np.asarray(idx).astype(np.int64), np.asarray(val))
+
+
+def _sort_segments(ptr, idx, val):
+    major = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+    order = np.lexsort((idx, major))
+    return idx[order], val[order]
+
+
+def compare_compressed(a, b) -> str | None:
+    (ka, sa, pa, ia, va), (kb, sb, pb, ib, vb) = a, b
+    if ka != kb:
+        return f"layout {ka} != {kb}"
+    if sa != sb:
+        return f"shape {sa} != {sb}"
+    if ia.size != ib.size or va.size != vb.size:
+        return f"nse {ia.size} != {ib.size}"
+    if not np.array_equal(pa, pb):
+        return "compressed (pointer) indices differ"
+    if not np.array_equal(ia, ib):
+        sa_, sva = _sort_segments(pa, ia, va)
+        sb_, svb = _sort_segments(pb, ib, vb)
+        if np.array_equal(sa_, sb_) and np.allclose(sva, svb, rtol=1e-9, atol=1e-9):
+            return "same entries, but the plain indices are not sorted within each row/column"
+        return "plain indices differ"
+    if not np.allclose(va, vb, rtol=1e-9, atol=1e-9):
+        return "values differ"
+    return None
+
+
 CHECKS = {
     "coo2d": (triplets, compare_triplets),
     "dense1d": (dense1d, compare_dense),
+    "compressed": (compressed, compare_compressed),
 }
 
 
@@ -289,6 +419,7 @@ class Case:
     check: str | None = None  # key into CHECKS: cross-check results against scipy
     slow: tuple = ()  # libs skipped with --skip-slow
     note: str = ""
+    number: int = 1  # at most this many calls per timed run (time per call): for O(1) ops
 
     @property
     def matrices(self) -> tuple:
@@ -328,6 +459,39 @@ def build_cases() -> list:
              "sparse": pydata_sum(axis, True), "torch": torch_sum(axis, True)},
             check="dense1d", slow=("sparse",) if axis == 0 else (),
             note="sum followed by conversion to a dense 1-D array (scipy: no conversion needed)"))
+    for mat in ("uniform", "rmat", "poisson"):
+        cases.append(Case(
+            "COO->CSR", mat, coalesced_coo,
+            {"sparray": sp_to_layout("csr"), "scipy": lambda A: A.tocsr(),
+             "sparse": pydata_compress(0), "torch": lambda t: t.to_sparse_csr()},
+            check="compressed",
+            note="coalesced COO to CSR: sparray to_layout('csr'), scipy coo_array.tocsr(), pydata "
+                 "asformat('gcxs', compressed_axes=[0]), torch to_sparse_csr()"))
+    for mat in ("uniform", "rmat", "poisson"):
+        cases.append(Case(
+            "CSR->CSC", mat, csr_input,
+            {"sparray": sp_to_layout("csc"), "scipy": lambda A: A.tocsc(),
+             "sparse": pydata_compress(1), "torch": lambda t: t.to_sparse_csc()},
+            check="compressed",
+            note="CSR to CSC (a real conversion): sparray to_layout('csc'), scipy tocsc(), pydata "
+                 "GCXS asformat('gcxs', compressed_axes=[1]), torch to_sparse_csc()"))
+    # same matrix and setup as the row before it, so the prepared CSR inputs are reused
+    cases.append(Case(
+        "transpose CSR", "poisson", csr_input,
+        {"sparray": lambda A: A.mT, "scipy": lambda A: A.T, "sparse": lambda A: A.T,
+         "torch": lambda t: t.mT},
+        check="compressed", number=1000,
+        note="O(1) transpose of a CSR (a CSC view of the same buffers): sparray A.mT, scipy / "
+             "pydata A.T, torch t.mT; a timed run repeats the call up to 1000 times (~20 ms) "
+             "and reports the time per call"))
+    cases.append(Case(
+        "dense->CSR", "dense10", dense_input,
+        {"sparray": sp_dense_to_csr, "scipy": scipy_dense_to_csr,
+         "sparse": pydata_dense_to_csr, "torch": torch_dense_to_csr},
+        check="compressed",
+        note="5000 x 5000 float64 NumPy array, 10% non-zero, to CSR: sparray asarray(D, "
+             "layout='csr'), scipy csr_array(D), pydata GCXS.from_numpy(D, compressed_axes=[0]), "
+             "torch from_numpy(D).to_sparse_csr()"))
     return cases
 
 
@@ -344,15 +508,24 @@ class Cell:
     mismatch: str | None = None
     backends: list = field(default_factory=list)  # sparray: op[layout]:backend seen in warm-up
     warnings: list = field(default_factory=list)  # warnings raised by the warm-up call
+    number: int = 1  # calls per timed run (the time is per call)
 
 
-def _timed(fn, args):
+def _timed(fn, args, number=1):
+    """Seconds per call of ``fn(*args)`` (mean over ``number`` back-to-back calls) and the
+    last result."""
     gc.collect()
     gc.disable()
     try:
-        t0 = time.perf_counter()
-        res = fn(*args)
-        dt = time.perf_counter() - t0
+        if number == 1:
+            t0 = time.perf_counter()
+            res = fn(*args)
+            dt = time.perf_counter() - t0
+        else:
+            t0 = time.perf_counter()
+            for _ in range(number):
+                res = fn(*args)
+            dt = (time.perf_counter() - t0) / number
     finally:
         gc.enable()
     return dt, res
@@ -439,15 +612,25 @@ def run_cell(case: Case, libname: str, mats, repeat: int, cap: float, cache: dic
         # timed run, not the warm-up (which may include JIT compilation).
         times = []
         spent, estimate = warm, warm
+        number = 1
+        if case.number > 1 and not case.fresh:
+            # calls per timed run for a fast op: up to case.number, about 20 ms per run, sized
+            # from one untimed probe call (the warm-up may include one-off start-up costs)
+            probe, res = _timed(fn, args)
+            del res
+            spent += probe
+            number = max(1, min(case.number, int(0.02 / max(probe, 1e-9))))
+            estimate = probe * number
+        cell.number = number
         while len(times) < repeat and (not times or spent + estimate <= cap):
             if case.fresh:
                 args = None  # free the previous input first
                 args = get_args()
-            dt, res = _timed(fn, args)
+            dt, res = _timed(fn, args, number)
             del res
             times.append(dt)
-            spent += dt
-            estimate = dt
+            spent += dt * number
+            estimate = dt * number
         n = len(times)
         cell.time = statistics.median(times)
         cell.n = n
@@ -572,7 +755,11 @@ def fmt_time(t: float | None) -> str:
         return f"{t:.2f} s"
     if t >= 1e-3:
         return f"{t * 1e3:.1f} ms" if t < 0.1 else f"{t * 1e3:.0f} ms"
-    return f"{t * 1e6:.0f} us"
+    if t >= 1e-5:
+        return f"{t * 1e6:.0f} us"
+    if t >= 1e-6:
+        return f"{t * 1e6:.1f} us"
+    return f"{t * 1e9:.0f} ns"
 
 
 def fmt_nse(n: int) -> str:

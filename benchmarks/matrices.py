@@ -20,8 +20,10 @@ __all__ = [
     "poisson2d",
     "uniform_random",
     "rmat",
+    "dense_random",
     "duplicate_fraction",
     "get",
+    "to_dense",
     "MATRIX_NAMES",
 ]
 
@@ -153,6 +155,25 @@ def rmat(
     return row, col, values, (n, n)
 
 
+def dense_random(n: int = 5000, density: float = 0.1, seed: int = 4):
+    """Non-zeros of an ``n x n`` matrix with ``round(density * n * n)`` distinct random positions.
+
+    Returned as ``(row, col, values, shape)`` like the other generators (row-major sorted, no
+    duplicates, values in [0.5, 1.5) so none is zero); :func:`to_dense` scatters them into the
+    dense float64 NumPy array that the ``dense->CSR`` benchmark converts.
+    """
+    n = int(n)
+    nse = round(float(density) * n * n)
+    return uniform_random(n, n, nse, seed=seed, unique=True, sort=True)
+
+
+def to_dense(row, col, values, shape):
+    """Dense C-contiguous NumPy array with ``values`` at ``(row, col)`` (no duplicates assumed)."""
+    out = np.zeros(shape, dtype=values.dtype)
+    out[row, col] = values
+    return out
+
+
 def duplicate_fraction(row, col, shape) -> float:
     """Fraction of entries that repeat an earlier (row, col) position."""
     if len(row) == 0:
@@ -165,7 +186,7 @@ def duplicate_fraction(row, col, shape) -> float:
 # --------------------------------------------------------------------------
 # Named matrices at a given scale (scale=1 -> ~1e7 nse)
 
-MATRIX_NAMES = ("rmat", "uniform", "uniform_b", "poisson")
+MATRIX_NAMES = ("rmat", "uniform", "uniform_b", "poisson", "dense10")
 
 
 def get(name: str, scale: float = 1.0):
@@ -176,9 +197,13 @@ def get(name: str, scale: float = 1.0):
       positions, row-major sorted (coalesced); different seeds, so different
       patterns (the two operands of ``A + B``)
     * ``poisson``: 5-point stencil on a 1415 x 1415 grid (~1e7 nse)
+    * ``dense10``: the non-zeros of a 5000 x 5000 matrix with 10% of its
+      entries non-zero (2.5e6 nse, sorted); benchmarks build the dense NumPy
+      array from them with :func:`to_dense`
 
     ``scale`` multiplies the number of specified elements (and the matrix
-    dimensions so that density stays comparable).
+    dimensions so that density stays comparable).  ``dense10`` is the
+    exception at the low end: its side is at least 100 (1000 nse).
     """
     scale = float(scale)
     if scale <= 0:
@@ -194,4 +219,7 @@ def get(name: str, scale: float = 1.0):
     if name == "poisson":
         n = max(3, int(round(1415 * math.sqrt(scale))))
         return poisson2d(n)
+    if name == "dense10":
+        n = max(100, round(5000 * math.sqrt(scale)))
+        return dense_random(n, 0.1, seed=4)
     raise KeyError(f"unknown matrix {name!r}; choose from {MATRIX_NAMES}")
