@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import math
 
-from . import _dispatch
-from . import _compressed_generic  # noqa: F401  (registers the generic kernels)
+from . import (
+    _compressed_generic,  # noqa: F401  (registers the generic kernels)
+    _dispatch,
+)
 from ._blocked import BSC, BSR
 from ._coalesce import flat_values
 from ._compressed import CSC, CSR
@@ -165,10 +167,6 @@ def _fill_row(xp, fill, dense_shape, repeat, dtype):
     return xp.reshape(xp.broadcast_to(row, (repeat, m)), (repeat * m,))
 
 
-def _index_dtype(xp, shape, nse, *inputs):
-    return index_dtype_for(xp, shape, nse, *inputs)
-
-
 # --- COO -> compressed ------------------------------------------------------------------------------
 def coo_to_compressed(A, layout: str, blocksize=None):
     """COO ``A`` (at least 2 sparse dims) as a ``layout`` array; the leading sparse dims become batch dims."""
@@ -187,7 +185,7 @@ def coo_to_compressed(A, layout: str, blocksize=None):
     nbatch = math.prod(batch_shape)
     rows, cols = A.sparse_shape[-2:]
     dense_shape = A.dense_shape
-    idt = _index_dtype(xp, A.shape, A.nse, A._indices)
+    idt = index_dtype_for(xp, A.shape, A.nse, A._indices)
     if cls._blocked:
         return _coo_to_blocked(A, cls, blocksize, idt)
     if s == 2:
@@ -273,7 +271,7 @@ def compressed_to_coo(X):
     nbr = parts.nmajor
     dense_shape = X.dense_shape
     nse = parts.nnz * bh * bw
-    idt = _index_dtype(xp, X.shape, nse, X._cidx)
+    idt = index_dtype_for(xp, X.shape, nse, X._cidx)
     if not batch_shape and (bh, bw) == (1, 1):  # plain 2-d: rows straight from the pointers, one copy
         row = parts.rows(idt)
         col = parts.minor if parts.minor.dtype == idt else xp.astype(parts.minor, idt)

@@ -30,11 +30,18 @@ array([[ 1., -1.,  2.],
 
 from __future__ import annotations
 
+import math
+
 from ._base import SparseArray
 from ._dtypes import dtype_name, resolve_dtype
 from ._fill import normalize_fill
 from ._namespace import as_component, is_array, namespace_for_device, namespace_of
-from ._validation import check_compressed_contents, check_index_dtype, invariant_checks_on, normalize_shape
+from ._validation import (
+    check_compressed_contents,
+    check_index_dtype,
+    invariant_checks_on,
+    normalize_shape,
+)
 
 __all__ = ["Compressed", "CSR", "CSC"]
 
@@ -129,7 +136,7 @@ class Compressed(SparseArray):
         bminor = block[1 - self._major]
         nmajor_blocks = int(cidx.shape[-1]) - 1
         if shape is None:
-            known = nse and _size(batch_shape)
+            known = nse and math.prod(batch_shape)
             if known and int(xp.min(pidx)) < 0:
                 check_compressed_contents(xp, cidx, pidx, 2**62, who, cn, pn)  # names the negative index
             nminor_blocks = int(xp.max(pidx)) + 1 if known else 0
@@ -275,13 +282,6 @@ class Compressed(SparseArray):
         if self._blocked:
             text = f"blocksize={self._block}, " + text
         return text
-
-
-def _size(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 def _index_component(xp, x, who, name):

@@ -8,7 +8,14 @@ import warnings
 import array_api_compat.numpy as npx
 import numpy as np
 import pytest
-from sparray_testing import COMPRESSED, FILLS, LAYOUT_SHAPES, LAYOUTS, assert_matches_dense, make_sparse
+from sparray_testing import (
+    COMPRESSED,
+    FILLS,
+    LAYOUT_SHAPES,
+    LAYOUTS,
+    assert_matches_dense,
+    make_sparse,
+)
 
 import sparray
 

@@ -4,7 +4,15 @@ import math
 
 import numpy as np
 import pytest
-from sparray_testing import COMPRESSED, FILLS, LAYOUT_SHAPES, LAYOUTS, assert_matches_dense, make_coo, make_sparse
+from sparray_testing import (
+    COMPRESSED,
+    FILLS,
+    LAYOUT_SHAPES,
+    LAYOUTS,
+    assert_matches_dense,
+    make_coo,
+    make_sparse,
+)
 
 import sparray
 
