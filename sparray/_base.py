@@ -101,6 +101,17 @@ class SparseArray:
         )
 
     # --- conversions shared by every layout --------------------------------------------------
+    @property
+    def values(self):
+        """Values of the specified elements: ``(*batch, nse, [bh, bw,] *dense_shape)`` (see the layout)."""
+        return self._values
+
+    def to_layout(self, layout, *, blocksize=None, dense_ndim=None):
+        """This array in ``layout`` ("coo", "csr", "csc", "bsr", "bsc"); see ``sparray._conversion.to_layout``."""
+        from ._conversion import to_layout
+
+        return to_layout(self, layout, blocksize=blocksize, dense_ndim=dense_ndim)
+
     def astype(self, dtype, /, *, copy=True):
         from ._conversion import astype
 

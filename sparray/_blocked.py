@@ -17,7 +17,7 @@ element at row ``i``, column ``j`` of block ``k``), as in PyTorch. ``nse`` count
 
 from __future__ import annotations
 
-from ._compressed import Compressed
+from ._compressed import ColumnsCompressed, Compressed, RowsCompressed
 
 __all__ = ["BSR", "BSC"]
 
@@ -31,7 +31,7 @@ class _Blocked(Compressed):
         return self._block
 
 
-class BSR(_Blocked):
+class BSR(RowsCompressed, _Blocked):
     """Block compressed sparse rows: ``BSR(crow_indices, col_indices, values, shape=None, *, fill_value=None, ...)``.
 
     ``values`` is ``(*batch, nse, bh, bw, *dense_shape)``; ``shape=None`` infers
@@ -39,19 +39,9 @@ class BSR(_Blocked):
     """
 
     layout = "bsr"
-    _major = 0
-    _cname, _pname = "crow_indices", "col_indices"
-
-    @property
-    def crow_indices(self):
-        return self._cidx
-
-    @property
-    def col_indices(self):
-        return self._pidx
 
 
-class BSC(_Blocked):
+class BSC(ColumnsCompressed, _Blocked):
     """Block compressed sparse columns: ``BSC(ccol_indices, row_indices, values, shape=None, *, ...)``.
 
     >>> import sparray
@@ -61,13 +51,3 @@ class BSC(_Blocked):
     """
 
     layout = "bsc"
-    _major = 1
-    _cname, _pname = "ccol_indices", "row_indices"
-
-    @property
-    def ccol_indices(self):
-        return self._cidx
-
-    @property
-    def row_indices(self):
-        return self._pidx

@@ -43,20 +43,17 @@ from ._validation import (
     normalize_shape,
 )
 
-__all__ = ["Compressed", "CSR", "CSC"]
+__all__ = ["Compressed", "RowsCompressed", "ColumnsCompressed", "CSR", "CSC"]
 
 
 class Compressed(SparseArray):
     """Shared implementation of CSR, CSC, BSR and BSC (not instantiated directly).
 
-    Subclasses set ``_major`` (0: rows compressed, 1: columns compressed), ``_blocked`` and the
-    component names. Blocks (BSR/BSC) are ``(bh, bw)`` in the array's own orientation.
+    The layouts mix in ``RowsCompressed`` or ``ColumnsCompressed`` (``_major``: 0 rows compressed,
+    1 columns compressed, and the component names); BSR/BSC set ``_blocked``. Blocks (BSR/BSC) are ``(bh, bw)`` in the array's own orientation.
     """
 
-    _major = 0
-    _blocked = False
-    _cname = "crow_indices"
-    _pname = "col_indices"
+    _blocked = False  # BSR/BSC set it; _major, _cname, _pname come from RowsCompressed / ColumnsCompressed
 
     def __init__(
         self,
@@ -239,21 +236,12 @@ class Compressed(SparseArray):
         """The indices along the uncompressed axis, ``(*batch, nse)``."""
         return self._pidx
 
-    @property
-    def values(self):
-        return self._values
-
     # --- methods ------------------------------------------------------------------------------------
     def to_dense(self):
         """The dense array (of the components' namespace) this sparse array stands for."""
         from ._compress import compressed_to_dense
 
         return compressed_to_dense(self)
-
-    def to_layout(self, layout, *, blocksize=None, dense_ndim=None):
-        from ._conversion import to_layout
-
-        return to_layout(self, layout, blocksize=blocksize, dense_ndim=dense_ndim)
 
     def copy(self):
         xp = self._xp
@@ -296,7 +284,37 @@ def _index_component(xp, x, who, name):
     return arr
 
 
-class CSR(Compressed):
+class RowsCompressed:
+    """Component names of the row-compressed layouts (CSR, BSR): ``crow_indices``, ``col_indices``."""
+
+    _major = 0
+    _cname, _pname = "crow_indices", "col_indices"
+
+    @property
+    def crow_indices(self):
+        return self._cidx
+
+    @property
+    def col_indices(self):
+        return self._pidx
+
+
+class ColumnsCompressed:
+    """Component names of the column-compressed layouts (CSC, BSC): ``ccol_indices``, ``row_indices``."""
+
+    _major = 1
+    _cname, _pname = "ccol_indices", "row_indices"
+
+    @property
+    def ccol_indices(self):
+        return self._cidx
+
+    @property
+    def row_indices(self):
+        return self._pidx
+
+
+class CSR(RowsCompressed, Compressed):
     """Compressed sparse rows, with optional leading batch dims and trailing dense dims.
 
     ``CSR(crow_indices, col_indices, values, shape=None, *, fill_value=None, dtype=None,
@@ -311,19 +329,9 @@ class CSR(Compressed):
     """
 
     layout = "csr"
-    _major = 0
-    _cname, _pname = "crow_indices", "col_indices"
-
-    @property
-    def crow_indices(self):
-        return self._cidx
-
-    @property
-    def col_indices(self):
-        return self._pidx
 
 
-class CSC(Compressed):
+class CSC(ColumnsCompressed, Compressed):
     """Compressed sparse columns: CSR's encoding along the other axis (``ccol_indices``, ``row_indices``).
 
     >>> import sparray
@@ -334,13 +342,3 @@ class CSC(Compressed):
     """
 
     layout = "csc"
-    _major = 1
-    _cname, _pname = "ccol_indices", "row_indices"
-
-    @property
-    def ccol_indices(self):
-        return self._cidx
-
-    @property
-    def row_indices(self):
-        return self._pidx

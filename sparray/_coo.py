@@ -169,11 +169,6 @@ class COO(SparseArray):
         return self._indices
 
     @property
-    def values(self):
-        """Values of the specified elements, shape ``(nse, *dense_shape)``."""
-        return self._values
-
-    @property
     def nse(self) -> int:
         return self._indices.shape[1]
 
@@ -208,12 +203,6 @@ class COO(SparseArray):
         from ._conversion import to_dense
 
         return to_dense(self)
-
-    def to_layout(self, layout, *, blocksize=None, dense_ndim=None):
-        """This array in ``layout`` ("coo", "csr", "csc", "bsr", "bsc"); see ``sparray._conversion.to_layout``."""
-        from ._conversion import to_layout
-
-        return to_layout(self, layout, blocksize=blocksize, dense_ndim=dense_ndim)
 
     def copy(self) -> COO:
         xp = self._xp
