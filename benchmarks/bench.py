@@ -420,6 +420,7 @@ class Case:
     slow: tuple = ()  # libs skipped with --skip-slow
     note: str = ""
     number: int = 1  # at most this many calls per timed run (time per call): for O(1) ops
+    bytes: Callable | None = None  # bytes(mat) a perfect kernel moves: adds a bandwidth row
 
     @property
     def matrices(self) -> tuple:
@@ -492,6 +493,9 @@ def build_cases() -> list:
         note="5000 x 5000 float64 NumPy array, 10% non-zero, to CSR: sparray asarray(D, "
              "layout='csr'), scipy csr_array(D), pydata GCXS.from_numpy(D, compressed_axes=[0]), "
              "torch from_numpy(D).to_sparse_csr()"))
+    from cases_linalg import linalg_cases
+
+    cases += linalg_cases(Case, lib, NotAvailable)
     return cases
 
 
@@ -698,6 +702,16 @@ def prepare(op):  # untimed; returns the function whose first call is timed
     if op == "add":
         A, B = build(*raw(1)), build(*raw(2))
         return lambda: A + B
+    if op in ("spmv", "spgemm"):
+        A = build(*raw(1))
+        if libname == "sparray":
+            A = A.to_layout("csr")
+        elif libname == "torch":
+            A = A.to_sparse_csr()
+        if op == "spgemm":
+            return lambda: A @ A
+        x = np.ones(n) if libname != "torch" else L.ones(n, dtype=L.float64)
+        return lambda: A @ x
     axis = int(op[-1])  # sum0 / sum1
     A = build(*raw(1))
     if libname == "sparray":
@@ -720,7 +734,7 @@ for op in ops:
 print("FIRSTCALL " + json.dumps(out))
 """
 
-FIRST_CALL_OPS = ("coalesce", "add", "sum0", "sum1")
+FIRST_CALL_OPS = ("coalesce", "add", "sum0", "sum1", "spmv", "spgemm")
 # small: below sparray's JIT threshold (its generic NumPy path runs, numba is never imported);
 # large: the numba kernels run, so their start-up (numba import, cached code load) is included
 FIRST_CALL_SIZES = (5_000, 1_000_000)
@@ -937,6 +951,7 @@ def main(argv=None) -> int:
     store = MatrixStore(scale)
     notes = Notes()
     rows, results = [], []
+    moved: dict = {}  # (case, matrices) -> bytes a perfect kernel moves
     cache: dict = {}
     last_use = {}
     for i, c in enumerate(cases):
@@ -962,6 +977,8 @@ def main(argv=None) -> int:
                 cells[libname] = Cell(status="skip")
                 continue
             cells[libname] = run_cell(case, libname, mats, args.repeat, args.cap, cache, reference)
+        if case.bytes is not None:
+            moved[(case.name, case.matrices)] = case.bytes(*mats)
         nse = "+".join(fmt_nse(len(m[0])) for m in mats)
         row = [case.name, "+".join(case.matrices), nse, cell_text(cells["sparray"], "sparray", case, notes)]
         for p in PEERS:
@@ -985,6 +1002,15 @@ def main(argv=None) -> int:
         for p in PEERS:
             header += [p, "ratio"]
         print_table(header, rows)
+
+    if moved:
+        from cases_linalg import bandwidth_rows, triad_bandwidth
+
+        triad = triad_bandwidth(args.threads)
+        print(f"\n## Memory bandwidth (bytes a perfect kernel moves / time; in parentheses the fraction "
+              f"of the STREAM triad measured now with numba on {args.threads} threads: {triad / 1e9:.1f} GB/s)\n")
+        print_table(["case", "matrix", "bytes"] + list(LIBS), bandwidth_rows(results, moved, triad))
+        results.append({"triad_bytes_per_s": triad})
 
     traced = [(r["case"] + " " + "+".join(r["matrix"]), r["cells"]["sparray"]["backends"])
               for r in results if r["cells"]["sparray"].get("backends")]

@@ -21,6 +21,7 @@ __all__ = [
     "uniform_random",
     "rmat",
     "dense_random",
+    "block_stencil",
     "duplicate_fraction",
     "get",
     "to_dense",
@@ -155,6 +156,18 @@ def rmat(
     return row, col, values, (n, n)
 
 
+def block_stencil(n: int, b: int = 4, seed: int = 6):
+    """The 5-point stencil on an ``n x n`` grid with each entry a dense ``b x b`` block of random
+    values (a system with ``b`` unknowns per grid point), sorted row-major, no duplicates."""
+    brow, bcol, _, (N, _) = poisson2d(n)
+    p, q = np.divmod(np.arange(b * b, dtype=np.int64), b)
+    row = (brow[:, None] * b + p[None, :]).ravel()
+    col = (bcol[:, None] * b + q[None, :]).ravel()
+    order = np.argsort(row * np.int64(N * b) + col, kind="stable")
+    values = np.random.default_rng(seed).random(row.size) + 0.5
+    return row[order], col[order], values, (N * b, N * b)
+
+
 def dense_random(n: int = 5000, density: float = 0.1, seed: int = 4):
     """Non-zeros of an ``n x n`` matrix with ``round(density * n * n)`` distinct random positions.
 
@@ -186,7 +199,7 @@ def duplicate_fraction(row, col, shape) -> float:
 # --------------------------------------------------------------------------
 # Named matrices at a given scale (scale=1 -> ~1e7 nse)
 
-MATRIX_NAMES = ("rmat", "uniform", "uniform_b", "poisson", "dense10")
+MATRIX_NAMES = ("rmat", "uniform", "uniform_b", "poisson", "poisson1m", "random5e5", "block4", "dense10")
 
 
 def get(name: str, scale: float = 1.0):
@@ -197,6 +210,10 @@ def get(name: str, scale: float = 1.0):
       positions, row-major sorted (coalesced); different seeds, so different
       patterns (the two operands of ``A + B``)
     * ``poisson``: 5-point stencil on a 1415 x 1415 grid (~1e7 nse)
+    * ``poisson1m``: 5-point stencil on a 1000 x 1000 grid (1e6 rows, 5e6 nse)
+    * ``random5e5``: 1e5 x 1e5 with 5e5 uniformly random positions
+    * ``block4``: the 5-point stencil on a 354 x 354 grid with every entry a dense
+      4x4 block (5e5 rows, ~1e7 nse): a BSR-friendly matrix
     * ``dense10``: the non-zeros of a 5000 x 5000 matrix with 10% of its
       entries non-zero (2.5e6 nse, sorted); benchmarks build the dense NumPy
       array from them with :func:`to_dense`
@@ -219,6 +236,15 @@ def get(name: str, scale: float = 1.0):
     if name == "poisson":
         n = max(3, int(round(1415 * math.sqrt(scale))))
         return poisson2d(n)
+    if name == "poisson1m":  # the 1e6-row stencil of the SpGEMM row (5e6 nse)
+        n = max(3, int(round(1000 * math.sqrt(scale))))
+        return poisson2d(n)
+    if name == "random5e5":  # 1e5 x 1e5 with 5e5 uniformly random entries (SpGEMM row)
+        n = max(64, int(round(100_000 * scale)))
+        return uniform_random(n, n, max(16, int(round(500_000 * scale))), seed=5, unique=True, sort=True)
+    if name == "block4":
+        n = max(2, int(round(354 * math.sqrt(scale))))
+        return block_stencil(n, 4)
     if name == "dense10":
         n = max(100, round(5000 * math.sqrt(scale)))
         return dense_random(n, 0.1, seed=4)

@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 __array_api_version__ = "2024.12"
 
 from . import _registry_table  # noqa: F401  (fills the device registry; imports no kernel module)
-from . import _compressed_generic, _merge, _segments  # noqa: F401  (register the generic implementations)
+from . import _compressed_generic, _linalg_generic, _merge, _segments  # noqa: F401  (register the generic implementations)
 from ._base import SparseArray
 from ._conversion import astype
 from ._blocked import BSC, BSR
@@ -63,7 +63,9 @@ from ._dtypes import (
 from ._elementwise import *  # noqa: F403  (the tables in _elementwise define the names)
 from ._elementwise import BINARY as _BINARY
 from ._elementwise import UNARY as _UNARY
+from ._linalg import addmm, matmul, sampled_addmm, tensordot, vecdot
 from ._manipulation import broadcast_to, matrix_transpose
+from ._softmax import log_softmax, softmax
 from ._reductions import all, any, max, mean, min, prod, std, sum, var
 from ._validation import check_invariants
 
@@ -83,6 +85,7 @@ __all__ = [
     *_UNARY, *_BINARY, "clip",
     "sum", "prod", "max", "min", "mean", "var", "std", "any", "all",
     "broadcast_to", "matrix_transpose",
+    "matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax", "log_softmax",
     "backends", "use_backend", "kernel_table", "check_invariants",
     "e", "inf", "nan", "pi", "newaxis",
 ]  # fmt: skip

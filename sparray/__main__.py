@@ -67,7 +67,18 @@ def main() -> None:
     E = sparray.exp(S)
     _show("exp(S): same indices, fill exp(0)", (E.layout, E.crow_indices is S.crow_indices, float(E.fill_value)))
 
-    print("\n6. One operation on every backend (coalesce + add + sum of 1e6 random entries)")
+    print("\n6. Products stay exact with any fill (RFC point 10: one sparse product plus a column sum)")
+    F = sparray.asarray(np.array([[1.0, 5, 5], [5, 2, 5]]), fill_value=5.0, layout="csr")
+    x = np.array([1.0, 2.0, 3.0])
+    _show("F (fill 5) @ x", (F @ x).tolist())
+    _show("F.to_dense() @ x", (F.to_dense() @ x).tolist())
+    _show("CSR @ CSR (zero fills): SpGEMM", (S @ S).layout + f", nse {(S @ S).nse}")
+    logits = sparray.asarray(np.array([[2.0, -np.inf, 1.0], [-np.inf, 0.5, -np.inf]]), fill_value=-np.inf, layout="csr")
+    sm = sparray.softmax(logits, axis=1)
+    _show("softmax over fill -inf keeps the pattern", (sm.nse, float(sm.fill_value)))
+    _show("its rows sum to", np.round(sparray.sum(sm, axis=1).to_dense(), 12).tolist())
+
+    print("\n7. One operation on every backend (coalesce + add + sum of 1e6 random entries)")
     rng = np.random.default_rng(0)
     n = 1_000_000
     idx = rng.integers(0, 2000, size=(2, n))
@@ -90,7 +101,7 @@ def main() -> None:
     totals = [t for t, _ in results.values()]
     _show("backends agree", bool(np.allclose(totals, totals[0])))
 
-    print("\n7. The registry (op x layout x backend)")
+    print("\n8. The registry (op x layout x backend)")
     for line in sparray.kernel_table().splitlines():
         print("  " + line)
 

@@ -6,6 +6,8 @@
   dense dims); CSR <-> CSC and BSR <-> BSC as O(1) views of the same buffers.
 - ``move_dense_to_sparse(A, sparse_ndim)``: the first dense dims become sparse dims; only when
   the fill does not vary along them (a sparse dim cannot carry a varying fill).
+- ``coo_permute(A, perm)`` / ``coo_reshape(A, shape)``: reorder or regroup the dims of a COO
+  without dense dims (what ``tensordot`` needs to bring contracted dims together).
 """
 
 from __future__ import annotations
@@ -14,11 +16,11 @@ import math
 
 from ._base import SparseArray
 from ._fill import same_value
-from ._keys import unravel
+from ._keys import linear_keys, unravel
 from ._namespace import namespace_of
 from ._validation import normalize_shape
 
-__all__ = ["broadcast_to", "matrix_transpose", "move_dense_to_sparse", "broadcast_shapes"]
+__all__ = ["broadcast_to", "matrix_transpose", "move_dense_to_sparse", "broadcast_shapes", "coo_permute", "coo_reshape"]
 
 
 def broadcast_shapes(*shapes, who="broadcast"):
@@ -134,6 +136,11 @@ def matrix_transpose(x, /):
         fill = A._fill if A._fill.ndim == 0 else xp.matrix_transpose(A._fill)
         return COO._from_parts(xp, A._indices, values, shape, fill, coalesced=A._coalesced)
     if A.dense_ndim == 1:
+        if A._fill.ndim and not bool(xp.all(same_value(xp, A._fill, xp.reshape(A._fill, (-1,))[:1]))):
+            # the fill varies along the dense dim: bring the last sparse dim into the dense part instead
+            from ._compress import pack_sparse_dims
+
+            return matrix_transpose(pack_sparse_dims(A, 2))
         A = move_dense_to_sparse(A, A.sparse_ndim + 1)
     s = A.sparse_ndim
     idx = A._indices
@@ -167,3 +174,41 @@ def _compressed_transpose(X):
     shape = (*X.shape[:-2], X.shape[-1], X.shape[-2])
     cls = LAYOUT_CLASSES[_TRANSPOSED_LAYOUT[X.layout]]
     return cls._from_parts(xp, X._cidx, X._pidx, values, shape, X._fill, checked=X._checked)
+
+
+def coo_permute(A, perm):
+    """COO ``A`` (no dense dims) with its dims reordered: dim ``d`` of the result is ``A``'s ``perm[d]``.
+
+    The index rows are permuted; the result is no longer known to be sorted (unless ``perm`` is
+    the identity).
+    """
+    from ._coo import COO
+
+    perm = tuple(int(p) for p in perm)
+    if sorted(perm) != list(range(A.ndim)) or A.dense_ndim:
+        raise ValueError(f"permute: perm {perm} must order the {A.ndim} dims of a COO without dense dims")
+    if perm == tuple(range(A.ndim)):
+        return A
+    xp = A._xp
+    indices = xp.take(A._indices, xp.asarray(perm, dtype=xp.int64), axis=0)
+    shape = tuple(A.shape[p] for p in perm)
+    return COO._from_parts(xp, indices, A._values, shape, A._fill, coalesced=None)
+
+
+def coo_reshape(A, shape):
+    """COO ``A`` (no dense dims) reshaped in row-major order (sorted order is kept)."""
+    from ._coo import COO
+
+    shape = normalize_shape(shape, "reshape")
+    if math.prod(shape) != math.prod(A.shape) or A.dense_ndim:
+        raise ValueError(f"reshape: cannot reshape a COO of shape {A.shape} (dense_ndim {A.dense_ndim}) to {shape}")
+    if shape == A.shape:
+        return A
+    xp = A._xp
+    keys = linear_keys(xp, A._indices, A.shape)
+    if keys is None:
+        raise ValueError(f"reshape: shape {A.shape} has more elements than 64-bit linear indices can address")
+    from ._keys import index_dtype_for
+
+    indices = unravel(xp, keys, shape, index_dtype_for(xp, shape, A.nse, A._indices))
+    return COO._from_parts(xp, indices, A._values, shape, A._fill, coalesced=A._coalesced)

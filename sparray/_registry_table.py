@@ -22,6 +22,12 @@ KERNELS = [
     ("dense_to_compressed",  "csr", "numba", "sparray.kernels.cpu.compress:dense_to_compressed"),
     ("compressed_to_dense",  "csr", "numba", "sparray.kernels.cpu.compress:compressed_to_dense"),
     ("scatter_blocks",       "bsr", "numba", "sparray.kernels.cpu.compress:scatter_blocks"),
+    ("matmul_dense",         "csr", "numba", "sparray.kernels.cpu.spmm:csr_matmul_dense"),
+    ("matmul_dense",         "csc", "numba", "sparray.kernels.cpu.spmm:csc_matmul_dense"),
+    ("matmul_dense",         "bsr", "numba", "sparray.kernels.cpu.spmm:bsr_matmul_dense"),
+    ("matmul_dense",         "bsc", "numba", "sparray.kernels.cpu.spmm:bsc_matmul_dense"),
+    ("spgemm",               "csr", "numba", "sparray.kernels.cpu.spgemm:spgemm"),
+    ("sddmm",                "csr", "numba", "sparray.kernels.cpu.sddmm:sddmm"),
 ]  # fmt: skip
 
 # kernels that need no JIT warm-up (plain NumPy): used for inputs of every size

@@ -31,9 +31,13 @@ def test_broadcast_to_errors_and_identity():
         sparray.broadcast_to(A, ())
 
 
-def test_matrix_transpose_hybrid_with_varying_fill_is_refused():
+def test_matrix_transpose_hybrid_with_varying_fill_packs_the_sparse_dim():
+    """A fill varying along the dense dim cannot follow it into a sparse dim: the last sparse dim
+    moves into the dense part instead, so the transpose is exact."""
     A = sparray.COO([[0]], [[1.0, 2.0]], shape=(3, 2), fill_value=[1.0, 2.0])
-    with pytest.raises(ValueError, match="fill value varies"):
-        sparray.matrix_transpose(A)
+    T = sparray.matrix_transpose(A)
+    np.testing.assert_array_equal(T.to_dense(), A.to_dense().T)
+    C = sparray.COO([[0, 1], [1, 2]], [[1.0, 2.0], [3.0, 4.0]], shape=(2, 3, 2), fill_value=[np.nan, 2.0])
+    np.testing.assert_array_equal(C.mT.to_dense(), np.swapaxes(C.to_dense(), -1, -2))
     B = sparray.COO([[0]], [[1.0, 2.0]], shape=(3, 2), fill_value=7.0)  # one fill: dims can move
     np.testing.assert_array_equal(sparray.matrix_transpose(B).to_dense(), B.to_dense().T)

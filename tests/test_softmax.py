@@ -1,0 +1,127 @@
+"""softmax / log_softmax against dense NumPy for every layout, axis and kind of fill value.
+
+The reference is the dense softmax of the dense array. One documented difference: with fill
+-inf, a slice holding no specified element has no softmax (dense NumPy: 0/0 = nan); sparray,
+like torch.sparse.softmax, leaves it unspecified (0 for softmax, -inf for log_softmax).
+"""
+
+import numpy as np
+import pytest
+
+import sparray
+from sparray_testing import LAYOUT_SHAPES, LAYOUTS, assert_matches_dense, make_sparse
+
+FILLS = [float("-inf"), float("nan"), float("inf"), 0.0, 1.5]
+
+
+def dense_softmax(x, axis, log):
+    if x.shape[axis] == 0:
+        return x.copy()
+    with np.errstate(all="ignore"):
+        m = np.max(x, axis=axis, keepdims=True)
+        s = x - m
+        z = np.sum(np.exp(s), axis=axis, keepdims=True)
+        return s - np.log(z) if log else np.exp(s) / z
+
+
+def specified_mask(A):
+    coo = A.to_layout("coo")
+    s = coo.sparse_ndim
+    mask = np.zeros(coo.shape[:s], dtype=bool)
+    if coo.nse:
+        mask[tuple(np.asarray(coo.indices))] = True
+    return np.broadcast_to(mask.reshape(mask.shape + (1,) * coo.dense_ndim), coo.shape)
+
+
+def expected(A, D, axis, log):
+    ref = dense_softmax(D, axis, log)
+    first_dense = A.ndim - A.dense_ndim
+    fill = np.broadcast_to(np.asarray(A.fill_value), A.shape[first_dense:])
+    if axis % A.ndim < first_dense:
+        # fill -inf: an unspecified element is 0 (-inf) even where its whole slice is unspecified
+        minus_inf = np.broadcast_to(fill == -np.inf, A.shape)
+        ref = np.where(~specified_mask(A) & minus_inf, -np.inf if log else 0.0, ref)
+    return ref
+
+
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+@pytest.mark.parametrize("fill", FILLS)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("case", LAYOUT_SHAPES, ids=lambda c: str(c[0]))
+def test_softmax_every_axis(layout, fill, case, log):
+    shape, s, block = case
+    rng = np.random.default_rng(0)
+    A, D = make_sparse(rng, layout, shape, s, block, density=0.4, fill=fill)
+    fn = sparray.log_softmax if log else sparray.softmax
+    for axis in range(-len(shape), len(shape)):
+        R = fn(A, axis=axis)
+        exp = expected(A, D, axis, log)
+        assert_matches_dense(R, exp, rtol=1e-12, atol=1e-12)
+        first_dense = A.ndim - A.dense_ndim
+        if isinstance(R, sparray.SparseArray):
+            assert R.layout == A.layout or R.layout == "coo"
+            if axis % A.ndim < first_dense:
+                assert R.nse == A.nse  # same pattern
+        else:
+            assert np.isfinite(fill) and axis % A.ndim < first_dense  # only a finite fill goes dense
+
+
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_hybrid_dense_part_fill(layout, log):
+    """Along a dense axis the fill becomes the softmax of the fill vector (dense-part shaped)."""
+    rng = np.random.default_rng(1)
+    A, D = make_sparse(rng, layout, (4, 6, 3), 2, (2, 3), density=0.5, fill=0.0, dense_fill=True)
+    fn = sparray.log_softmax if log else sparray.softmax
+    R = fn(A, axis=-1)
+    assert isinstance(R, sparray.SparseArray) and R.layout == layout
+    fill = np.broadcast_to(np.asarray(A.fill_value), (3,))
+    assert_matches_dense(R, dense_softmax(D, -1, log), fill=dense_softmax(fill, -1, log), rtol=1e-12)
+
+
+def test_mixed_fill_per_dense_position():
+    """Fill (-inf, nan) per dense position: result fill (0, nan) along a sparse axis."""
+    fill = np.array([-np.inf, np.nan])
+    A = sparray.COO([[0, 1, 1], [0, 0, 2]], np.arange(6.0).reshape(3, 2), shape=(2, 3, 2), fill_value=fill)
+    R = sparray.softmax(A, axis=1)
+    D = A.to_dense()
+    assert_matches_dense(R, expected(A, D, 1, False), fill=[0.0, np.nan], rtol=1e-12)
+
+
+def test_torch_convention_example():
+    A = sparray.CSR([0, 2, 2, 3], [0, 2, 1], [1.0, 2.0, 5.0], shape=(3, 3), fill_value=-np.inf)
+    R = sparray.softmax(A, axis=1)
+    e = np.exp([1.0, 2.0]) / np.exp([1.0, 2.0]).sum()
+    np.testing.assert_allclose(np.asarray(R.values), [e[0], e[1], 1.0])
+    assert float(R.fill_value) == 0.0 and R.layout == "csr"
+    L = sparray.log_softmax(A, axis=1)
+    np.testing.assert_allclose(np.asarray(L.values), np.log([e[0], e[1], 1.0]))
+    assert float(L.fill_value) == -np.inf
+
+
+def test_integer_input_and_errors():
+    A = sparray.asarray(np.array([[1, 0], [0, 3]]), fill_value=0)
+    R = sparray.softmax(A, axis=0)
+    assert R.dtype == np.float64
+    np.testing.assert_allclose(R, dense_softmax(np.array([[1.0, 0], [0, 3]]), 0, False))
+    with pytest.raises(ValueError, match="out of range"):
+        sparray.softmax(A, axis=2)
+    with pytest.raises(TypeError, match="one int"):
+        sparray.softmax(A, axis=(0, 1))
+    with pytest.raises(TypeError, match="real dtype"):
+        sparray.softmax(A.astype(np.complex128), axis=0)
+
+
+def test_uncoalesced_and_large_numba():
+    rng = np.random.default_rng(2)
+    n, nse = 30000, 120000
+    idx = rng.integers(0, n, (2, nse))
+    A = sparray.COO(idx, rng.standard_normal(nse), (n, n), fill_value=-np.inf)
+    with sparray.use_backend("numba"):
+        fast = sparray.softmax(A, axis=1)
+    with sparray.use_backend("generic"):
+        slow = sparray.softmax(A, axis=1)
+    np.testing.assert_allclose(np.asarray(fast.values), np.asarray(slow.values), rtol=1e-12)
+    sums = np.asarray(sparray.sum(fast, axis=1).to_dense())
+    rows = np.unique(idx[0])
+    np.testing.assert_allclose(sums[rows], 1.0, rtol=1e-12)
