@@ -107,7 +107,7 @@ def square(A):
 # Bytes a perfect kernel moves (for the bandwidth column)
 
 def spmv_bytes(m, value_bytes=8, index_bytes=4):
-    row, col, _, shape = m
+    row, _, _, shape = m
     nse = len(row)
     return nse * (value_bytes + index_bytes) + (shape[0] + 1) * index_bytes + 8 * shape[1] + 8 * shape[0]
 

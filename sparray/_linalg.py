@@ -32,12 +32,18 @@ import math
 from . import _dtypes
 from ._base import SparseArray
 from ._coo import COO
-from ._manipulation import broadcast_shapes, broadcast_to, coo_permute, coo_reshape, matrix_transpose
+from ._manipulation import (
+    broadcast_shapes,
+    broadcast_to,
+    coo_permute,
+    coo_reshape,
+    matrix_transpose,
+)
 from ._namespace import device_of, is_array, namespace_of
 from ._operands import is_scalar
 from ._products import sparse_times_dense, sparse_times_sparse
 
-__all__ = ["matmul", "tensordot", "vecdot", "addmm", "sampled_addmm"]
+__all__ = ["addmm", "matmul", "sampled_addmm", "tensordot", "vecdot"]
 
 
 # --- operands -------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from ._compressed_generic import expand_offsets
 from ._dispatch import register
 from ._segments import coalesce_generic, scatter_sum_generic
 
-__all__ = ["csr_matmul_dense", "csc_matmul_dense", "bsr_matmul_dense", "bsc_matmul_dense", "spgemm", "sddmm"]
+__all__ = ["bsc_matmul_dense", "bsr_matmul_dense", "csc_matmul_dense", "csr_matmul_dense", "sddmm", "spgemm"]
 
 
 def _as_2d(xp, x):

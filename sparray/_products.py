@@ -39,7 +39,7 @@ from ._compress import CSR, _build, _equalize_batches, _Parts, _parts_of
 from ._fill import fill_is_zero
 from ._manipulation import broadcast_shapes, broadcast_to
 
-__all__ = ["MatrixOperand", "sparse_times_dense", "sparse_times_sparse", "spgemm_zero_fill", "all_finite"]
+__all__ = ["MatrixOperand", "all_finite", "sparse_times_dense", "sparse_times_sparse", "spgemm_zero_fill"]
 
 _COLUMN_MAJOR = {"csc": True, "bsc": True, "csr": False, "bsr": False}
 

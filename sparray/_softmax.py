@@ -37,7 +37,7 @@ from ._base import SparseArray
 from ._conversion import match_layout
 from ._namespace import namespace_of
 
-__all__ = ["softmax", "log_softmax"]
+__all__ = ["log_softmax", "softmax"]
 
 
 def softmax(x, /, axis):
