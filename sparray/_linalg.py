@@ -164,12 +164,14 @@ def matmul(x1, x2, /):
 
 def _matmul(xp, a, b, dtype):
     sa, sb = isinstance(a, SparseArray), isinstance(b, SparseArray)
+    if not (sa or sb):
+        return xp.matmul(_cast(xp, a, dtype), _cast(xp, b, dtype))
     A = _matrix_operand(a, dtype) if sa else None
     B = _matrix_operand(b, dtype) if sb else None
-    if (sa and A is None) or (sb and B is None):  # a hybrid operand whose fill varies: go dense
-        da = _cast(xp, a.to_dense() if sa else a, dtype)
-        db = _cast(xp, b.to_dense() if sb else b, dtype)
-        return _matmul(xp, da, db, dtype) if (sa and A is not None) or (sb and B is not None) else xp.matmul(da, db)
+    if sa and A is None:  # a hybrid operand whose fill varies along its dense dims: only that one goes dense
+        return _matmul(xp, _cast(xp, a.to_dense(), dtype), b, dtype)
+    if sb and B is None:
+        return _matmul(xp, a, _cast(xp, b.to_dense(), dtype), dtype)
     if sa and not sb:
         return sparse_times_dense(A, _cast(xp, b, dtype))
     if sb and not sa:

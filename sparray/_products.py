@@ -143,11 +143,6 @@ class MatrixOperand:
         return self.times(X, ones)
 
 
-def _shifted_values(op: MatrixOperand, fill):
-    """``values - fill`` (the zero-fill part A0 of the RFC decomposition)."""
-    return op.parts.values - fill
-
-
 def sparse_times_dense(A, X):
     """``A @ X`` for a matrix operand A ``(*bA, M, K)`` and a dense X ``(*bX, K, N)`` of A's dtype.
 
@@ -164,7 +159,7 @@ def sparse_times_dense(A, X):
             return op.times(X)
         if all_finite(xp, a):
             colsum = xp.sum(X, axis=-2, keepdims=True)
-            return op.times(X, _shifted_values(op, a)) + a * colsum
+            return op.times(X, op.parts.values - a) + a * colsum  # A0 @ X + a * (1 @ X)
     if xp.isdtype(X.dtype, "complex floating"):
         return xp.matmul(A.to_dense(), X)
     return op.times(X) + _unspecified_term(op, a, X)
@@ -204,14 +199,14 @@ def spgemm_zero_fill(A, B, out_index_dtype=None):
     Batches must agree (the caller broadcasts). The result holds every structurally reachable
     position; batches with fewer entries are padded with explicit zeros (PyTorch's equal-nse rule).
     """
-    xp = A._xp
-    opA, opB = MatrixOperand(A), MatrixOperand(B)
+    return _spgemm(MatrixOperand(A), MatrixOperand(B), out_index_dtype)
+
+
+def _spgemm(opA, opB, out_index_dtype=None, a_values=None, b_values=None):
+    """SpGEMM of two matrix operands (optionally with other values on their patterns): a CSR."""
+    xp = opA.xp
     a_off, a_minor = opA._indices(shifted=True)  # A's columns index B's global rows
     b_off, b_minor = opB._indices(shifted=False)
-    return _spgemm_parts(xp, opA, opB, a_off, a_minor, b_off, b_minor, out_index_dtype)
-
-
-def _spgemm_parts(xp, opA, opB, a_off, a_minor, b_off, b_minor, out_index_dtype, a_values=None, b_values=None):
     M, N = opA.M, opB.K
     av = opA.flat_values(a_values)
     bv = opB.flat_values(b_values)
@@ -242,10 +237,8 @@ def sparse_times_sparse(A, B):
     if fill_is_zero(xp, a) and fill_is_zero(xp, b):
         return spgemm_zero_fill(A, B)
     opA, opB = MatrixOperand(A), MatrixOperand(B)
-    a_off, a_minor = opA._indices(shifted=True)
-    b_off, b_minor = opB._indices(shifted=False)
-    av, bv = _shifted_values(opA, a), _shifted_values(opB, b)
-    C0 = _spgemm_parts(xp, opA, opB, a_off, a_minor, b_off, b_minor, None, av, bv).to_dense()
+    av, bv = opA.parts.values - a, opB.parts.values - b  # the zero-fill parts A0, B0
+    C0 = _spgemm(opA, opB, None, av, bv).to_dense()
     K = A.shape[-1]
     ones_k = xp.ones((K, 1), dtype=A.dtype)
     row_sums = opA.times(ones_k, av)  # (*batch, M, 1)

@@ -164,6 +164,16 @@ def test_hybrid_operand(backend, layout, dense_fill):
     assert_matches_dense(Y @ A.mT, ref_matmul(Y, np.swapaxes(D, -1, -2)), rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+def test_hybrid_varying_fill_times_sparse(backend, layout):
+    """A hybrid operand whose fill varies along its dense dim goes dense; the other stays sparse."""
+    rng = np.random.default_rng(22)
+    A, DA = sparse(rng, layout, (4, 6, 3), 0.5, sparse_ndim=2, dense_fill=True)
+    B, DB = sparse(rng, layout, (3, 5), 1.5)
+    assert_matches_dense(A @ B, ref_matmul(DA, DB), rtol=1e-10, atol=1e-10)
+    assert_matches_dense(B.mT @ A.mT, ref_matmul(DB.T, np.swapaxes(DA, -1, -2)), rtol=1e-10, atol=1e-10)
+
+
 # --- sparse @ sparse -------------------------------------------------------------------------------------
 FILL_PAIRS = [(0.0, 0.0), (0.0, 1.5), (2.0, 0.0), (1.5, -0.5), (np.nan, 0.0), (0.0, -np.inf), (-np.inf, 1.0)]
 

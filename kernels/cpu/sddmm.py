@@ -31,6 +31,7 @@ import numba
 import numpy as np
 
 from .. import KernelDeclined
+from ._common import NUMERIC_DTYPES, SIGNED_OF, as_index
 from ._sort import threads_for
 
 __all__ = ["sddmm"]
@@ -38,20 +39,6 @@ __all__ = ["sddmm"]
 _JIT = dict(cache=True, nogil=True)
 _PJIT = dict(cache=True, nogil=True, parallel=True)
 _FASTJIT = dict(cache=True, nogil=True, fastmath={"reassoc", "contract"})
-
-_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
-
-#: Value dtypes accepted (bool is not: its sum is "or", not addition).
-VALUE_DTYPES = tuple(
-    np.dtype(t)
-    for t in (
-        np.int8, np.int16, np.int32, np.int64,
-        np.uint8, np.uint16, np.uint32, np.uint64,
-        np.float32, np.float64, np.complex64, np.complex128,
-    )
-)
-_SIGNED = {np.dtype(np.uint8): np.int8, np.dtype(np.uint16): np.int16,
-           np.dtype(np.uint32): np.int32, np.dtype(np.uint64): np.int64}
 
 _CHUNKS_PER_THREAD = 4
 _BAD_CROW, _BAD_COL = 1, 2
@@ -62,21 +49,9 @@ _BAD_CROW, _BAD_COL = 1, 2
 # ---------------------------------------------------------------------------------------
 
 
-def _as_index(a, name):
-    """1-D C-contiguous int32/int64 array (other integer dtypes become int64)."""
-    a = np.asarray(a)
-    if a.ndim != 1:
-        raise ValueError(f"sddmm: {name} must be 1-D, got shape {a.shape}")
-    if a.dtype not in _INDEX_DTYPES:
-        if a.dtype.kind not in "iu" and a.size:
-            raise ValueError(f"sddmm: {name} must hold integers, got dtype {a.dtype}")
-        a = a.astype(np.int64)
-    return np.ascontiguousarray(a)
-
-
 def _as_dense(x, name):
     x = np.asarray(x)
-    if x.dtype not in VALUE_DTYPES:
+    if x.dtype not in NUMERIC_DTYPES:
         raise KernelDeclined(
             f"sddmm: {name} has dtype {x.dtype}; expected one of (u)int8..64, float32/64, "
             "complex64/128 (cast first or use the generic implementation)"
@@ -84,8 +59,8 @@ def _as_dense(x, name):
     if x.ndim != 2:
         raise ValueError(f"sddmm: {name} must be 2-D, got shape {x.shape}")
     x = np.ascontiguousarray(x)
-    if x.dtype in _SIGNED:
-        x = x.view(_SIGNED[x.dtype])
+    if x.dtype in SIGNED_OF:
+        x = x.view(SIGNED_OF[x.dtype])
     return x
 
 
@@ -193,8 +168,8 @@ def sddmm(crow, col, a, bt):
     >>> sddmm(np.array([0, 1]), np.array([0]), np.array([[1, 2]]), np.array([[3, 4]])).tolist()
     [11]
     """
-    crow = _as_index(crow, "crow")
-    col = _as_index(col, "col")
+    crow = as_index(crow, "crow", "sddmm")
+    col = as_index(col, "col", "sddmm")
     if crow.dtype != col.dtype:
         crow, col = crow.astype(np.int64), col.astype(np.int64)
     a_in = np.asarray(a)

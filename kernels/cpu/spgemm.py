@@ -49,33 +49,16 @@ Small inputs run on the calling thread alone (:func:`._sort.threads_for`).
 
 import numba
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
 
 from .. import KernelDeclined
+from ._common import NUMERIC_DTYPES, SIGNED_OF, as_index, prefetch_read
 from ._sort import threads_for
 
 __all__ = ["spgemm"]
 
 _JIT = dict(cache=True, nogil=True)
 _PJIT = dict(cache=True, nogil=True, parallel=True)
-
-_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
-
-#: Value dtypes accepted (bool is not: its sum is "or", not addition).
-VALUE_DTYPES = tuple(
-    np.dtype(t)
-    for t in (
-        np.int8, np.int16, np.int32, np.int64,
-        np.uint8, np.uint16, np.uint32, np.uint64,
-        np.float32, np.float64, np.complex64, np.complex128,
-    )
-)
-_SIGNED = {np.dtype(np.uint8): np.int8, np.dtype(np.uint16): np.int16,
-           np.dtype(np.uint32): np.int32, np.dtype(np.uint64): np.int64}
 
 _CHUNKS_PER_THREAD = 4
 _AHEAD = 8  # the passes over A prefetch the B row of the entry this many entries ahead
@@ -93,21 +76,9 @@ _BAD_A_CROW, _BAD_A_COL, _BAD_B_CROW, _BAD_B_COL = 1, 2, 4, 8
 # ---------------------------------------------------------------------------------------
 
 
-def _as_index(a, name):
-    """1-D C-contiguous int32/int64 array (other integer dtypes become int64)."""
-    a = np.asarray(a)
-    if a.ndim != 1:
-        raise ValueError(f"spgemm: {name} must be 1-D, got shape {a.shape}")
-    if a.dtype not in _INDEX_DTYPES:
-        if a.dtype.kind not in "iu" and a.size:
-            raise ValueError(f"spgemm: {name} must hold integers, got dtype {a.dtype}")
-        a = a.astype(np.int64)
-    return np.ascontiguousarray(a)
-
-
 def _as_values(v, n, name):
     v = np.asarray(v)
-    if v.dtype not in VALUE_DTYPES:
+    if v.dtype not in NUMERIC_DTYPES:
         raise KernelDeclined(
             f"spgemm: {name} has dtype {v.dtype}; expected one of (u)int8..64, float32/64, "
             "complex64/128 (cast first or use the generic implementation)"
@@ -115,8 +86,8 @@ def _as_values(v, n, name):
     if v.ndim != 1 or v.shape[0] != n:
         raise ValueError(f"spgemm: {name} must be 1-D with the length of its column indices ({n}), got shape {v.shape}")
     v = np.ascontiguousarray(v)
-    if v.dtype in _SIGNED:
-        v = v.view(_SIGNED[v.dtype])
+    if v.dtype in SIGNED_OF:
+        v = v.view(SIGNED_OF[v.dtype])
     return v
 
 
@@ -162,31 +133,6 @@ def _raise_invalid(flags, a_crow, a_col, b_crow, b_col, K, ncols):
 # Hot loops index with uint64 (validated values only): numba adds a negative-index
 # wraparound select to every access through a signed integer, which here doubled the time.
 # ---------------------------------------------------------------------------------------
-
-
-@intrinsic
-def _prefetch(typingctx, arr, i):
-    """Prefetch, for reading, the cache line holding &arr[i] (1-D).  Never faults.  Rows of B
-    reached in random order otherwise cost a cache miss each (about 15% of the passes on a
-    random matrix); on banded ones the cost is noise."""
-    sig = types.void(arr, i)
-
-    def codegen(context, builder, signature, args):
-        aryty, ity = signature.args
-        ary = context.make_array(aryty)(context, builder, args[0])
-        i64 = ir.IntType(64)
-        idx = context.cast(builder, args[1], ity, types.int64)
-        stride = cgutils.unpack_tuple(builder, ary.strides, 1)[0]
-        addr = builder.add(builder.ptrtoint(ary.data, i64), builder.mul(idx, stride))
-        addr = builder.inttoptr(addr, ir.IntType(8).as_pointer())
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer(), i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
-        # rw = 0 (read), locality = 3 (keep in all levels), data cache
-        builder.call(fn, [addr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
 
 
 @numba.njit(**_JIT)
@@ -246,7 +192,7 @@ def _count_rows(a_crow, a_col, b_crow, b_col, mk, crow, lo, hi):
         n = np.int64(0)
         for p in range(np.uint64(a_crow[i]), np.uint64(a_crow[i + 1])):
             if p + ahead < pend:
-                _prefetch(b_col, b_crow[np.uint64(a_col[p + ahead])])
+                prefetch_read(b_col, b_crow[np.uint64(a_col[p + ahead])])
             k = np.uint64(a_col[p])
             for q in range(np.uint64(b_crow[k]), np.uint64(b_crow[k + one])):
                 j = np.uint64(b_col[q])
@@ -378,8 +324,8 @@ def _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mk, ac, bm, tc,
         for p in range(np.uint64(a_crow[i]), np.uint64(a_crow[i + 1])):
             if p + ahead < pend:
                 qa = b_crow[np.uint64(a_col[p + ahead])]
-                _prefetch(b_col, qa)
-                _prefetch(b_val, qa)
+                prefetch_read(b_col, qa)
+                prefetch_read(b_val, qa)
             k = np.uint64(a_col[p])
             av = a_val[p]
             for q in range(np.uint64(b_crow[k]), np.uint64(b_crow[k + one])):
@@ -564,10 +510,10 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
     index out of range (naming the first); KernelDeclined for an unsupported value dtype or
     operands of different value dtypes.
     """
-    a_crow = _as_index(a_crow, "a_crow")
-    a_col = _as_index(a_col, "a_col")
-    b_crow = _as_index(b_crow, "b_crow")
-    b_col = _as_index(b_col, "b_col")
+    a_crow = as_index(a_crow, "a_crow", "spgemm")
+    a_col = as_index(a_col, "a_col", "spgemm")
+    b_crow = as_index(b_crow, "b_crow", "spgemm")
+    b_col = as_index(b_col, "b_col", "spgemm")
     a_values = np.asarray(a_values)
     b_values = np.asarray(b_values)
     if a_values.dtype != b_values.dtype:

@@ -43,30 +43,21 @@ on that error path).  Shape mismatches raise ValueError with both shapes.
 
 import numba
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from .. import KernelDeclined
+from ._common import (
+    EXPECTED_DTYPES,
+    NUMERIC_DTYPES,
+    as_index,
+    prefetch_read,
+)
 from ._sort import threads_for
 
-__all__ = ["csr_matmul_dense", "csc_matmul_dense", "bsr_matmul_dense", "bsc_matmul_dense"]
+__all__ = ["bsc_matmul_dense", "bsr_matmul_dense", "csc_matmul_dense", "csr_matmul_dense"]
 
 _JIT = dict(cache=True, nogil=True)
 _PJIT = dict(cache=True, nogil=True, parallel=True)
 
-_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
-#: Value dtypes the product kernels accept (bool has no ring arithmetic here).
-_VALUE_DTYPES = tuple(
-    np.dtype(t)
-    for t in (
-        np.int8, np.int16, np.int32, np.int64,
-        np.uint8, np.uint16, np.uint32, np.uint64,
-        np.float32, np.float64, np.complex64, np.complex128,
-    )
-)
-_EXPECTED_DTYPES = "one of " + ", ".join(d.name for d in _VALUE_DTYPES)
 # SpMM accumulates an output row over tiles of this many bytes of columns of x.
 _TILE_BYTES = 256
 # chunks per thread for the row-split (CSR/BSR) kernels
@@ -81,21 +72,10 @@ _OK, _BAD_POINTER, _BAD_INDEX = 0, 1, 2
 # ---------------------------------------------------------------------------------------
 
 
-def _as_index(a, name, fname):
-    a = np.asarray(a)
-    if a.ndim != 1:
-        raise ValueError(f"{fname}: {name} must be 1-D, got shape {a.shape}")
-    if a.dtype not in _INDEX_DTYPES:
-        if a.dtype.kind not in "iu" and a.size:
-            raise ValueError(f"{fname}: {name} must hold integers, got dtype {a.dtype}")
-        a = a.astype(np.int64)
-    return a
-
-
 def _indices(fname, ptr, pname, idx, iname):
     """(ptr, idx) as C-contiguous 1-D arrays of one dtype, int32 or int64."""
-    ptr = _as_index(ptr, pname, fname)
-    idx = _as_index(idx, iname, fname)
+    ptr = as_index(ptr, pname, fname)
+    idx = as_index(idx, iname, fname)
     if ptr.dtype != idx.dtype:
         ptr = ptr.astype(np.int64)
         idx = idx.astype(np.int64)
@@ -108,13 +88,13 @@ def _operands(fname, values, vname, x):
     """(values, x2, is_vector): values C-contiguous, x as a C-contiguous 2-D (K, N) array."""
     values = np.asarray(values)
     x = np.asarray(x)
-    expected = _EXPECTED_DTYPES
+    expected = EXPECTED_DTYPES
     if values.dtype != x.dtype:
         raise KernelDeclined(
             f"{fname}: {vname} ({values.dtype}) and x ({x.dtype}) must have the same dtype, "
             f"{expected}; cast one of them or use the generic implementation"
         )
-    if values.dtype not in _VALUE_DTYPES:
+    if values.dtype not in NUMERIC_DTYPES:
         raise KernelDeclined(
             f"{fname}: {vname} and x have dtype {values.dtype}; expected {expected}; "
             "cast them or use the generic implementation"
@@ -176,30 +156,6 @@ _PAD = 64
 # on 2 threads; a core alone does not keep enough misses in flight on that stream).  CSR SpMV
 # is faster without (measured)
 _AHEAD = np.uint64(1024)
-
-
-@intrinsic
-def _prefetch(typingctx, arr, i):
-    """Prefetch, for reading, the cache line holding &arr[i] of a 1-D array.  A hint only: an
-    address past the end of the array is simply not fetched (prefetches never fault)."""
-    sig = types.void(arr, i)
-
-    def codegen(context, builder, signature, args):
-        aryty, ity = signature.args
-        ary = context.make_array(aryty)(context, builder, args[0])
-        i64 = ir.IntType(64)
-        idx = context.cast(builder, args[1], ity, types.uint64)
-        stride = cgutils.unpack_tuple(builder, ary.strides, 1)[0]
-        addr = builder.add(builder.ptrtoint(ary.data, i64), builder.mul(idx, stride))
-        addr = builder.inttoptr(addr, ir.IntType(8).as_pointer())
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer(), i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
-        # rw = 0 (read), locality = 3 (keep in all levels), data cache
-        builder.call(fn, [addr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
 
 
 @numba.njit(**_JIT)
@@ -378,7 +334,7 @@ def _bsr_mv4_rows(crow, col, blocks, x, y, r0, r1, lo):
             x2 = x[j + _U2, _U0]
             x3 = x[j + _U3, _U0]
             o = k * _U16
-            _prefetch(bf, o + _AHEAD)
+            prefetch_read(bf, o + _AHEAD)
             s0 += (bf[o] * x0 + bf[o + _U1] * x1) + (bf[o + _U2] * x2 + bf[o + _U3] * x3)
             s1 += (bf[o + _U4] * x0 + bf[o + _U5] * x1) + (bf[o + _U6] * x2 + bf[o + _U7] * x3)
             s2 += (bf[o + _U8] * x0 + bf[o + _U9] * x1) + (bf[o + _U10] * x2 + bf[o + _U11] * x3)
@@ -414,8 +370,8 @@ def _bsr_mv_rows(crow, col, blocks, x, y, r0, r1, lo):
             jb = np.uint64(col[k])
             if jb >= uKB:
                 return _BAD_INDEX
-            _prefetch(bf, k * bsize + _AHEAD)
-            _prefetch(col, k + _AHEAD)
+            prefetch_read(bf, k * bsize + _AHEAD)
+            prefetch_read(col, k + _AHEAD)
             j = jb * ubw
             for p in range(ubh):
                 s = acc[p]
@@ -746,7 +702,7 @@ def _bsc_range(ccol, row, blocks, x, y, r0, r1):
                     break
                 o = (r + ur0) * _U4
                 b = k * _U16
-                _prefetch(bf, b + _AHEAD)
+                prefetch_read(bf, b + _AHEAD)
                 y[o, _U0] += (bf[b] * x0 + bf[b + _U1] * x1) + (bf[b + _U2] * x2 + bf[b + _U3] * x3)
                 y[o + _U1, _U0] += (bf[b + _U4] * x0 + bf[b + _U5] * x1) + (bf[b + _U6] * x2 + bf[b + _U7] * x3)
                 y[o + _U2, _U0] += (bf[b + _U8] * x0 + bf[b + _U9] * x1) + (bf[b + _U10] * x2 + bf[b + _U11] * x3)
