@@ -19,7 +19,9 @@ __array_api_version__ = "2024.12"
 
 from . import _registry_table  # noqa: F401  (fills the device registry; imports no kernel module)
 from . import _compressed_generic, _linalg_generic, _merge, _segments  # noqa: F401  (register the generic implementations)
+from . import sparse  # noqa: F401  (the array API's sparse-interchange extension, xp.sparse)
 from ._base import SparseArray
+from ._binsparse import from_binsparse
 from ._conversion import astype
 from ._blocked import BSC, BSR
 from ._compressed import CSC, CSR
@@ -65,6 +67,7 @@ from ._elementwise import BINARY as _BINARY
 from ._elementwise import UNARY as _UNARY
 from ._linalg import addmm, matmul, sampled_addmm, tensordot, vecdot
 from ._manipulation import broadcast_to, matrix_transpose
+from ._npz import load_npz, save_npz
 from ._softmax import log_softmax, softmax
 from ._reductions import all, any, max, mean, min, prod, std, sum, var
 from ._validation import check_invariants
@@ -86,6 +89,7 @@ __all__ = [
     "sum", "prod", "max", "min", "mean", "var", "std", "any", "all",
     "broadcast_to", "matrix_transpose",
     "matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax", "log_softmax",
+    "save_npz", "load_npz", "from_binsparse",
     "backends", "use_backend", "kernel_table", "check_invariants",
     "e", "inf", "nan", "pi", "newaxis",
 ]  # fmt: skip

@@ -100,6 +100,19 @@ class SparseArray:
             "call A.to_dense() (it may be large)"
         )
 
+    # --- the binsparse interchange protocol (experimental; see sparray/_binsparse.py) ----------
+    def __binsparse_descriptor__(self) -> dict:
+        """The parsed binsparse JSON descriptor of this array (``{"binsparse": {...}}``)."""
+        from ._binsparse import binsparse_descriptor
+
+        return binsparse_descriptor(self)
+
+    def __binsparse__(self, *, descriptor=None) -> dict:
+        """The named 1-d arrays of this array's binsparse form, shared with it where the formats agree."""
+        from ._binsparse import binsparse_arrays
+
+        return binsparse_arrays(self, descriptor)
+
     # --- conversions shared by every layout --------------------------------------------------
     @property
     def values(self):

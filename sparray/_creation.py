@@ -170,7 +170,8 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True, lay
 def asarray(
     x, /, *, layout="coo", fill_value=None, sparse_ndim=None, blocksize=None, dtype=None, device=None, copy=None
 ):
-    """A SparseArray from a dense array (any namespace), nested lists, a SparseArray or a scipy.sparse object.
+    """A SparseArray from a dense array (any namespace), nested lists, a SparseArray, a scipy.sparse
+    object, a torch sparse tensor or any object with the binsparse protocol (``__binsparse__``).
 
     Elements equal to ``fill_value`` (default 0; nan-aware) are left unspecified. For a hybrid
     result (``sparse_ndim < ndim``) a position is specified when any element of its dense part
@@ -198,14 +199,18 @@ def asarray(
             out = out.to_layout(out.layout if layout is None else layout, blocksize=blocksize, dense_ndim=out.ndim - sparse_ndim)
         out = _finish_layout(out, layout if layout != out.layout else None, blocksize)
         return out.copy() if copy and out is x else out
-    module = type(x).__module__
-    if module.startswith("scipy.sparse"):
-        from .interop.scipy import from_scipy
-
-        out = from_scipy(x)
+    foreign = _from_foreign_sparse(x)
+    if foreign is not None:
+        out = foreign
         if fill_value is not None:
             out = _refill(out, fill_value)
-        return _finish_layout(astype(out, dtype) if dtype is not None else out, layout, blocksize)
+        if dtype is not None:
+            out = astype(out, dtype)
+        if device is not None:
+            out = out.to_device(device)
+        if layout != out.layout or (blocksize is not None and tuple(blocksize) != out.blocksize):
+            out = out.to_layout(layout, blocksize=blocksize)  # the asked layout, COO by default
+        return out.copy() if copy else out  # foreign buffers may be shared, even after to_layout
     if is_array(x):
         xp = namespace_of(x)
         arr = x if dtype is None else xp.astype(x, resolve_dtype(xp, dtype))
@@ -222,6 +227,31 @@ def asarray(
     if device is not None and is_array(x):
         out = out.to_device(device)
     return _finish_layout(out, layout, blocksize)
+
+
+def _from_foreign_sparse(x):
+    """A SparseArray for a scipy.sparse object, a torch sparse tensor or a binsparse producer; else None."""
+    module = type(x).__module__
+    if module.startswith("scipy.sparse"):
+        from .interop.scipy import from_scipy
+
+        return from_scipy(x)
+    if (module.startswith("torch") and getattr(x, "is_sparse", False)) or _is_torch_compressed(x):
+        from .interop.torch import from_torch
+
+        return from_torch(x)
+    if hasattr(x, "__binsparse__") and hasattr(x, "__binsparse_descriptor__"):
+        from ._binsparse import from_binsparse
+
+        return from_binsparse(x)
+    return None
+
+
+def _is_torch_compressed(x) -> bool:
+    """A torch tensor in a compressed sparse layout (``is_sparse`` is True only for sparse_coo)."""
+    if not type(x).__module__.startswith("torch"):
+        return False
+    return str(getattr(x, "layout", "")) in ("torch.sparse_csr", "torch.sparse_csc", "torch.sparse_bsr", "torch.sparse_bsc")
 
 
 def _refill(A, fill_value):
