@@ -78,7 +78,9 @@ def main() -> None:
     _show("softmax over fill -inf keeps the pattern", (sm.nse, float(sm.fill_value)))
     _show("its rows sum to", np.round(sparray.sum(sm, axis=1).to_dense(), 12).tolist())
 
-    print("\n7. One operation on every backend (coalesce + add + sum of 1e6 random entries)")
+    _tour_interop(S, batched)
+
+    print("\n8. One operation on every backend (coalesce + add + sum of 1e6 random entries)")
     rng = np.random.default_rng(0)
     n = 1_000_000
     idx = rng.integers(0, 2000, size=(2, n))
@@ -101,9 +103,48 @@ def main() -> None:
     totals = [t for t, _ in results.values()]
     _show("backends agree", bool(np.allclose(totals, totals[0])))
 
-    print("\n8. The registry (op x layout x backend)")
+    print("\n9. The registry (op x layout x backend)")
     for line in sparray.kernel_table().splitlines():
         print("  " + line)
+
+
+def _tour_interop(S, batched) -> None:
+    """Section 7: files and other libraries (scipy and torch only when they are installed)."""
+    import importlib.util
+    import io
+
+    print("\n7. Files and other libraries: npz, binsparse, scipy, torch")
+    buf = io.BytesIO()
+    G = sparray.full((3, 4), 2.5, layout="csc")
+    sparray.save_npz(buf, G)
+    buf.seek(0)
+    H = sparray.load_npz(buf)
+    _show("save_npz/load_npz keeps layout and fill", (H.layout, float(H.fill_value)))
+    desc = batched.__binsparse_descriptor__()["binsparse"]
+    _show("binsparse arrays of a batched CSR", sorted(desc["data_types"]))
+    back = sparray.from_binsparse(batched)
+    _show("from_binsparse round trip", (back.layout, bool(np.array_equal(back.to_dense(), batched.to_dense()))))
+    if importlib.util.find_spec("scipy") is not None:
+        from sparray.interop.scipy import to_scipy
+
+        m = to_scipy(S)
+        _show("to_scipy(S): same buffers", (m.format, bool(np.shares_memory(m.data, S.values))))
+        nd = to_scipy(batched)
+        _show("to_scipy(batched): n-d COO", (nd.format, nd.shape))
+    else:
+        _show("scipy", "not installed (pip install 'sparray[scipy]')")
+    if importlib.util.find_spec("torch") is not None:
+        from sparray.interop.torch import from_torch, to_torch
+
+        C = sparray.asarray(np.array([[0.0, 1.0], [2.0, 0.0]]), layout="csr")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # torch: "CSR support is in beta"
+            t = to_torch(C)
+        shared = t.values().data_ptr() == C.values.__array_interface__["data"][0]
+        _show("to_torch: layout, values shared", (str(t.layout), shared))
+        _show("from_torch(t) equals C", bool(np.array_equal(from_torch(t).to_dense(), C.to_dense())))
+    else:
+        _show("torch", "not installed (pip install torch==2.13.0)")
 
 
 if __name__ == "__main__":
