@@ -123,3 +123,17 @@ def test_asarray_of_scipy_with_a_fill_value():
     assert A.nse == 3 and float(A.fill_value) == 1.0
     B = sparray.asarray(m, layout="csr", copy=True)
     assert not np.shares_memory(B.values, m.data)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_every_layout_and_dtype_round_trip(layout, dtype):
+    A, dense = make_sparse(np.random.default_rng(4), layout, (2, 4, 6), 3, (2, 3), dtype=dtype)
+    for B in (A, A.to_layout(layout, blocksize=(2, 3)) if layout[0] == "b" else A):
+        back = from_scipy(to_scipy(B))
+        assert back.dtype == A.dtype
+        np.testing.assert_array_equal(back.to_dense(), dense)
+    plain = make_sparse(np.random.default_rng(5), layout, (4, 6), blocksize=(2, 3), dtype=dtype)[0]
+    back = from_scipy(to_scipy(plain))
+    assert back.layout == {"bsc": "csc"}.get(layout, layout) and back.dtype == plain.dtype
+    np.testing.assert_array_equal(back.to_dense(), plain.to_dense())

@@ -33,9 +33,10 @@ def test_round_trip_every_layout_shape_and_fill(layout, case, fill, tmp_path):
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float32", "complex128"])
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("compressed", [True, False])
-def test_round_trip_dtypes_and_compression(dtype, compressed):
-    A, _ = make_sparse(np.random.default_rng(1), "csr", (2, 5, 4), 3, dtype=dtype)
+def test_round_trip_dtypes_and_compression(dtype, layout, compressed):
+    A, _ = make_sparse(np.random.default_rng(1), layout, (2, 4, 6, 2), 3, (2, 3), dtype=dtype, dense_fill=True)
     buf = io.BytesIO()
     sparray.save_npz(buf, A, compressed=compressed)
     buf.seek(0)
