@@ -113,13 +113,18 @@ def _tour_interop(S, batched) -> None:
     import importlib.util
     import io
 
-    print("\n7. Files and other libraries: npz, binsparse, scipy, torch")
+    print("\n7. Files and other libraries: npz, Matrix Market, binsparse, scipy, torch")
     buf = io.BytesIO()
     G = sparray.full((3, 4), 2.5, layout="csc")
     sparray.save_npz(buf, G)
     buf.seek(0)
     H = sparray.load_npz(buf)
     _show("save_npz/load_npz keeps layout and fill", (H.layout, float(H.fill_value)))
+    buf = io.BytesIO()
+    sparray.io.mmwrite(buf, S, comment="written by the sparray tour")
+    buf.seek(0)
+    M = sparray.io.mmread(buf, layout="csr")
+    _show("Matrix Market round trip of S", (M.layout, bool(np.array_equal(M.to_dense(), S.to_dense()))))
     desc = batched.__binsparse_descriptor__()["binsparse"]
     _show("binsparse arrays of a batched CSR", sorted(desc["data_types"]))
     back = sparray.from_binsparse(batched)

@@ -1,0 +1,269 @@
+"""``mmwrite``: a SparseArray (coordinate format) or a dense 2-d NumPy array (array format) to a
+Matrix Market file.
+
+Invariants:
+
+- values round-trip exactly: by default each real is written as the shortest decimal that reads
+  back to the same float64 (float32 values are widened to float64 first, exactly);
+  ``precision=p`` writes ``%.{p}g`` instead;
+- field from the dtype: bool and integers -> ``integer`` (bool as 0 / 1), floats -> ``real``,
+  complex -> ``complex``; ``field=`` may widen (integer -> real -> complex) or ask for ``pattern``
+  (coordinate only), never narrow;
+- ``symmetry`` other than ``general``: the array is checked (exactly; nan equals nan) and only
+  the lower triangle is written (strictly lower for skew-symmetric); a mismatch is a ValueError;
+- a sparse array is written coalesced (duplicates summed), indices 1-based, row-major order.
+
+The body is formatted a chunk at a time (``"\\n".join(map(...))`` over whole columns, no Python
+statement per line), or, for real / integer / complex coordinate bodies with the default
+precision, by fast_matrix_market's C++ writer when it is installed (``engine=None``).
+
+>>> import io, numpy as np, sparray
+>>> f = io.BytesIO()
+>>> mmwrite(f, sparray.asarray(np.array([[1.0, 0.0], [0.5, 3.0]])), engine="sparray")
+>>> print(f.getvalue().decode(), end="")
+%%MatrixMarket matrix coordinate real general
+2 2 3
+1 1 1.0
+2 1 0.5
+2 2 3.0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._mm_header import FIELDS, SYMMETRIES
+from ._mm_source import open_for_write
+
+__all__ = ["mmwrite"]
+
+_CHUNK = 1 << 16
+_RANK = {"integer": 0, "real": 1, "complex": 2}
+
+
+def _fail(msg):
+    raise ValueError(f"mmwrite: {msg}")
+
+
+def _auto_field(dtype) -> str:
+    kind = np.dtype(dtype).kind
+    if kind in "biu":
+        return "integer"
+    if kind == "f":
+        return "real"
+    if kind == "c":
+        return "complex"
+    raise TypeError(f"mmwrite: values must be bool, integer, float or complex; got dtype {dtype}")
+
+
+def _resolve_field(field, dtype, fmt) -> str:
+    auto = _auto_field(dtype)
+    if field is None:
+        return auto
+    if field not in FIELDS:
+        _fail(f"field must be one of {', '.join(FIELDS)} or None; got {field!r}")
+    if field == "pattern":
+        if fmt == "array":
+            _fail("field 'pattern' needs a sparse array (coordinate format); a dense array has no pattern")
+        return field
+    if _RANK[field] < _RANK[auto]:
+        _fail(f"field {field!r} cannot hold {np.dtype(dtype)} values without losing them; "
+              f"use field={auto!r} or convert the values first")
+    return field
+
+
+def _cast(values, field):
+    if field == "integer":
+        return values.astype(np.int64) if values.dtype.kind == "b" else values
+    if field == "real":
+        return values.astype(np.float64, copy=False)
+    if field == "complex":
+        return values.astype(np.complex128, copy=False)
+    return values
+
+
+def _same(a, b):
+    eq = a == b
+    if a.dtype.kind in "fc":
+        eq |= np.isnan(a) & np.isnan(b)
+    return eq
+
+
+def _mirror(v, symmetry):
+    if symmetry == "skew-symmetric":
+        return -v
+    if symmetry == "hermitian":
+        return v.conj()
+    return v
+
+
+def _check_diagonal(d, symmetry):
+    if symmetry == "skew-symmetric" and np.any(d != 0):
+        _fail("symmetry='skew-symmetric' but the diagonal is not zero; use symmetry='general'")
+    if symmetry == "hermitian" and np.any(np.imag(d) != 0):
+        _fail("symmetry='hermitian' but the diagonal is not real; use symmetry='general'")
+
+
+def _not_symmetric(symmetry):
+    _fail(f"symmetry={symmetry!r} but the array is not {symmetry} (A[i, j] must equal "
+          f"{ {'symmetric': 'A[j, i]', 'skew-symmetric': '-A[j, i]', 'hermitian': 'conj(A[j, i])'}[symmetry] }); "
+          "use symmetry='general'")
+
+
+def _lower_sparse(r, c, v, symmetry):
+    """Check a coalesced (row-major sorted) COO against ``symmetry``; keep its lower triangle.
+    Explicit zeros take no part in the check."""
+    nz = v != 0
+    if v.dtype.kind in "fc":
+        nz |= np.isnan(v)
+    lo, up = (r > c) & nz, (r < c) & nz
+    _check_diagonal(v[(r == c) & nz], symmetry)
+    order = np.lexsort((r[up], c[up]))  # the upper entries transposed, row-major
+    ur, uc, uv = c[up][order], r[up][order], v[up][order]
+    if (int(lo.sum()) != ur.size or not np.array_equal(r[lo], ur) or not np.array_equal(c[lo], uc)
+            or not _same(v[lo], _mirror(uv, symmetry)).all()):
+        _not_symmetric(symmetry)
+    keep = r > c if symmetry == "skew-symmetric" else r >= c
+    return r[keep], c[keep], v[keep]
+
+
+def _lower_dense(D, symmetry):
+    """Check a dense square array against ``symmetry``; its lower triangle column by column."""
+    _check_diagonal(np.diagonal(D), symmetry)
+    if not _same(D, _mirror(D.T, symmetry)).all():
+        _not_symmetric(symmetry)
+    c, r = np.triu_indices(D.shape[0], 1 if symmetry == "skew-symmetric" else 0)
+    return D[r, c]
+
+
+def _value_format(field, precision):
+    one = "%r" if precision is None else f"%.{int(precision)}g"
+    return {"integer": "%d", "real": one, "complex": f"{one} {one}", "pattern": ""}[field]
+
+
+def _columns(values, field):
+    if field == "pattern":
+        return []
+    if field == "complex":
+        return [values.real, values.imag]
+    return [values]
+
+
+def _write_lines(write, fmt, columns, n):
+    """``fmt % row`` for every row of the columns (1-d arrays), ``_CHUNK`` rows at a time."""
+    for lo in range(0, n, _CHUNK):
+        cols = [col[lo : lo + _CHUNK].tolist() for col in columns]
+        write(("\n".join(map(fmt.__mod__, zip(*cols))) + "\n").encode())
+
+
+def _header(fmt, field, symmetry, comment, size):
+    lines = [f"%%MatrixMarket matrix {fmt} {field} {symmetry}"]
+    lines += ["%" + line for line in str(comment).splitlines()] if comment else []
+    lines.append(" ".join(str(s) for s in size))
+    return ("\n".join(lines) + "\n").encode()
+
+
+class _AfterHeader:
+    """File-like: passes on what is written after the first size line (drops fmm's header)."""
+
+    def __init__(self, write):
+        self._write, self._head, self._done = write, b"", False
+
+    def write(self, data):
+        if self._done:
+            return self._write(bytes(data))
+        self._head += bytes(data)
+        pos = self._head.find(b"\n") + 1  # after the banner
+        while 0 < pos < len(self._head) and self._head[pos : pos + 1] == b"%":
+            pos = self._head.find(b"\n", pos) + 1
+        end = self._head.find(b"\n", pos) if pos > 0 else -1
+        if end >= 0:
+            self._done = True
+            rest, self._head = self._head[end + 1 :], b""
+            if rest:
+                self._write(rest)
+        return len(data)
+
+
+def _fmm_writer(engine, field, precision):
+    if engine == "sparray" or field == "pattern" or precision is not None:
+        return None
+    try:
+        import fast_matrix_market as fmm
+    except ImportError:
+        if engine == "fmm":
+            raise ImportError("mmwrite: engine='fmm' needs the fast_matrix_market package; "
+                              "or use engine='sparray'") from None
+        return None
+    return fmm
+
+
+def _write_coordinate(write, r, c, v, shape, field, precision, fmm):
+    if fmm is not None and r.size:
+        fmm.write_coo(_AfterHeader(write), (v, (r, c)), shape)
+        return
+    fmt = " ".join(["%d", "%d"] + ([_value_format(field, precision)] if field != "pattern" else []))
+    _write_lines(write, fmt, [r + 1, c + 1] + _columns(v, field), r.size)
+
+
+def mmwrite(target, A, *, comment="", field=None, precision=None, symmetry="general", engine=None):
+    """Write ``A`` to ``target`` (a path, ``.gz`` / ``.bz2`` compressed by suffix, or a binary or
+    text file object) in Matrix Market format.
+
+    ``A``: a SparseArray of any layout (2-d, no dense dims, fill value 0), written in coordinate
+    format; or a 2-d NumPy array, written in array format. ``comment`` lines are written after
+    the banner, each prefixed with ``%``. ``engine``: None (fast_matrix_market for the body when
+    installed and ``precision`` is None), ``"fmm"`` or ``"sparray"``. See the module docstring
+    for field, precision and symmetry.
+    """
+    from .._base import SparseArray
+
+    if symmetry not in SYMMETRIES:
+        _fail(f"symmetry must be one of {', '.join(SYMMETRIES)}; got {symmetry!r}")
+    if engine not in (None, "fmm", "sparray"):
+        _fail(f"engine must be None, 'fmm' or 'sparray'; got {engine!r}")
+    if precision is not None and (int(precision) != precision or precision < 1):
+        _fail(f"precision must be a positive integer or None; got {precision!r}")
+    if isinstance(A, SparseArray):
+        fmt = "coordinate"
+        if A.ndim != 2 or A.dense_ndim:
+            _fail(f"Matrix Market holds 2-d matrices; got shape {A.shape} with dense_ndim={A.dense_ndim} "
+                  "(write A.to_dense() slices, or reshape to 2-d)")
+        from .._fill import fill_is_zero
+
+        if not fill_is_zero(A._xp, A.fill_value):
+            _fail(f"Matrix Market has no fill value and this array's fill is {A.fill_value!r}; write "
+                  "A - A.fill_value (and remember the fill), or A.to_dense() in array format")
+        B = A.to_layout("coo") if A.layout != "coo" else A
+        B = B.coalesce() if not B.is_coalesced else B
+        r, c = (np.asarray(x).astype(np.int64) for x in B.indices)
+        v = np.asarray(B.values)
+    elif isinstance(A, np.ndarray):
+        fmt = "array"
+        if A.ndim != 2:
+            _fail(f"a dense array must be 2-d; got shape {A.shape}")
+        v = A
+    else:
+        raise TypeError(f"mmwrite: A must be a SparseArray or a 2-d numpy.ndarray; got {type(A).__name__} "
+                        "(use sparray.asarray(A) or np.asarray(A))")
+    shape = tuple(int(s) for s in A.shape)
+    field = _resolve_field(field, v.dtype, fmt)
+    if symmetry == "hermitian" and field != "complex":
+        _fail(f"symmetry='hermitian' needs field 'complex'; got {field!r} (use 'symmetric')")
+    if field == "pattern" and symmetry not in ("general", "symmetric"):
+        _fail(f"field 'pattern' goes only with symmetry general or symmetric; got {symmetry!r}")
+    if symmetry != "general" and shape[0] != shape[1]:
+        _fail(f"symmetry={symmetry!r} needs a square matrix; got shape {shape}")
+    v = _cast(v, field)
+    if fmt == "coordinate":
+        if symmetry != "general":
+            r, c, v = _lower_sparse(r, c, v, symmetry)
+        fmm = _fmm_writer(engine, field, precision)
+        with open_for_write(target) as write:
+            write(_header(fmt, field, symmetry, comment, shape + (r.size,)))
+            _write_coordinate(write, r, c, v, shape, field, precision, fmm)
+    else:
+        flat = v.T.ravel() if symmetry == "general" else _lower_dense(v, symmetry)
+        with open_for_write(target) as write:
+            write(_header(fmt, field, symmetry, comment, shape))
+            _write_lines(write, _value_format(field, precision), _columns(flat, field), flat.size)
