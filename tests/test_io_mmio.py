@@ -20,6 +20,16 @@ ENGINES = ["sparray", pytest.param("fmm", marks=pytest.mark.skipif(
 BANNER = "%%MatrixMarket matrix"
 
 
+@pytest.fixture(autouse=True, params=["sequential", "chunked"])
+def body_parser(request, monkeypatch):
+    """Every test runs twice: with sparray's sequential body parser and with the chunked
+    parallel one forced on however small the file (it falls back to the sequential pass for
+    the exact error, so the error tests check that fallback too)."""
+    if request.param == "chunked":
+        monkeypatch.setattr(smm._mm_body, "PARALLEL_MIN_BYTES", 0)
+    return request.param
+
+
 def _read(text, engine, **kw):
     data = text.encode() if isinstance(text, str) else text
     return mmread(io.BytesIO(data), engine=engine, **kw)
@@ -386,3 +396,34 @@ def test_import_sparray_io_does_not_import_numba():
     code = "import sys, sparray, sparray.io; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_comment_lines_between_chunks_are_compacted(body_parser):
+    rng = np.random.default_rng(7)
+    n = 400
+    rows, cols = rng.integers(1, 50, n), rng.integers(1, 60, n)
+    vals = rng.standard_normal(n)
+    lines = [f"{BANNER} coordinate real general", "50 60 400"]
+    for k in range(n):
+        if k % 37 == 0:
+            lines += ["% a comment inside the body", "", "   "]
+        lines.append(f"{rows[k]} {cols[k]} {float(vals[k])!r}")
+    A = _read("\n".join(lines), "sparray")
+    np.testing.assert_array_equal(A.indices, np.stack([rows - 1, cols - 1]))
+    np.testing.assert_array_equal(A.values, vals)
+
+
+def test_halfway_and_long_mantissas_round_like_float(body_parser):
+    tokens = []
+    for k in range(1, 400, 2):  # 2**53 + odd is exactly halfway between two doubles: ties to even
+        v = 2**53 + k
+        tokens += [str(v), f"{v}e-3", f"{str(v)[:5]}.{str(v)[5:]}e7", str(2**54 + 2 * k), f"{v}0e-1"]
+    rng = np.random.default_rng(3)
+    for _ in range(2000):
+        digits = str(int(rng.integers(10**15, 10**18)))
+        tokens += [f"{digits}e{int(rng.integers(-330, 300))}", f"0.{digits}e{int(rng.integers(-30, 30))}"]
+    tokens += ["1.7976931348623157e308", "1.7976931348623159e308", "2.2250738585072014e-308", "4.9406564584124654e-324"]
+    text = f"{BANNER} coordinate real general\n1 1 {len(tokens)}\n" + "\n".join(f"1 1 {t}" for t in tokens)
+    A = _read(text, "sparray")
+    expected = np.array([float(t) for t in tokens])
+    assert _same(A.values, expected)

@@ -7,8 +7,10 @@ separate triangle to mirror). Every problem is a ValueError ``"mmread: line N: .
 half-built escapes.
 
 Values are correctly rounded (identical to ``float(token)``): the kernel converts the tokens
-it can convert exactly, the others go through NumPy's string-to-float cast in bulk
-(``kernels/cpu/mmparse.py`` explains the split).
+it can convert exactly (Clinger's fast path, Eisel-Lemire), the others go through NumPy's
+string-to-float cast in bulk (``kernels/cpu/mmparse.py`` explains the split). Large bodies are
+parsed in parallel chunks split at line ends; on any problem the sequential pass runs again
+to report the exact line.
 
 >>> p = read_parts(b"%%MatrixMarket matrix coordinate real general\\n2 2 1\\n2 1 0.5\\n")
 >>> p.rows.tolist(), p.cols.tolist(), p.values.tolist()
@@ -127,6 +129,41 @@ def _array_dense(h: MMHeader, values):
     return dense
 
 
+def _outputs(cap, coord, kind, nv):
+    """Empty (rows, cols, ivals, fvals, slow) for ``cap`` entries (``slow`` zeroed)."""
+    empty_i = np.zeros(0, np.int64)
+    return (
+        np.empty(cap, np.int64) if coord else empty_i,
+        np.empty(cap, np.int64) if coord else empty_i,
+        np.empty(cap, np.int64) if kind == 1 else empty_i,
+        np.empty(cap * nv, np.float64) if kind >= 2 else np.zeros(0),
+        np.zeros(cap * nv if kind >= 2 else 0, np.uint8),
+    )
+
+
+def _parse_parallel(K, buf, pos, nv, args):
+    """The outputs of the chunked parallel parse, or None when the sequential pass must run
+    (any error, or a body with many more lines than entries)."""
+    import numba
+
+    nexp, coord, kind = args[0], args[1], args[2]
+    starts = K.chunk_starts(buf, pos, 4 * numba.get_num_threads())
+    lines = K.count_newlines(buf, starts)
+    caps = lines.copy()
+    caps[-1] += 1  # the last line may have no newline
+    if int(caps.sum()) > nexp + nexp // 8 + 64:
+        return None  # mostly comments or blank lines (or garbage): not worth the memory
+    offsets = np.zeros(caps.size + 1, np.int64)
+    np.cumsum(caps, out=offsets[1:])
+    out = _outputs(int(offsets[-1]), coord, kind, nv)
+    total = K.parse_chunks(buf, starts, offsets, *args, *out)
+    return out if total == nexp else None
+
+
+#: bodies of at least this many bytes are parsed in parallel chunks (tests lower it)
+PARALLEL_MIN_BYTES = 1 << 22
+
+
 def read_parts(data: bytes) -> Parts:
     """Parse a whole Matrix Market file (bytes)."""
     stream = io.BytesIO(data)
@@ -139,18 +176,16 @@ def read_parts(data: bytes) -> Parts:
     kind = _KIND[h.field]
     nv = {0: 0, 1: 1, 2: 1, 3: 2}[kind]
     ntok = nv + (2 if coord else 0)
-    # every entry takes at least 2 * ntok - 1 bytes plus a newline: never allocate beyond that
-    cap = min(h.entries, (buf.size - pos + 1) // (2 * ntok) + 1)
-    empty_i = np.zeros(0, np.int64)
-    rows = np.empty(cap, np.int64) if coord else empty_i
-    cols = np.empty(cap, np.int64) if coord else empty_i
-    ivals = np.empty(cap, np.int64) if kind == 1 else empty_i
-    fvals = np.empty(cap * nv, np.float64) if kind >= 2 else np.zeros(0)
-    slow = np.zeros(cap * nv if kind >= 2 else 0, np.uint8)
-    status, line, k, a, b = K.parse_body(buf, pos, h.body_line, h.entries, int(coord), kind, h.rows, h.cols,
-                                         _SYM[h.symmetry], rows, cols, ivals, fvals, slow)
-    if status != K.OK:
-        _raise(status, line, k, a, b, buf, h)
+    args = (h.entries, int(coord), kind, h.rows, h.cols, _SYM[h.symmetry])
+    out = _parse_parallel(K, buf, pos, nv, args) if buf.size - pos >= PARALLEL_MIN_BYTES else None
+    if out is None:  # small body, many comment lines, or an error: the sequential pass says exactly what
+        # every entry takes at least 2 * ntok - 1 bytes plus a newline: never allocate beyond that
+        cap = min(h.entries, (buf.size - pos + 1) // (2 * ntok) + 1)
+        out = _outputs(cap, coord, kind, nv)
+        status, line, k, a, b = K.parse_body(buf, pos, h.body_line, *args, *out)
+        if status != K.OK:
+            _raise(status, line, k, a, b, buf, h)
+    rows, cols, ivals, fvals, slow = (x[: h.entries * m] for x, m in zip(out, (1, 1, 1, nv, nv)))
     if kind >= 2:
         _slow_values(buf, fvals, slow)
     if kind == 0:
