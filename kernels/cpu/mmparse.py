@@ -231,17 +231,17 @@ def _parse_float(buf, s, e):
         if _match_word(buf, i, e, (110, 97, 110)):
             return OK, math.copysign(math.nan, -1.0 if neg else 1.0)
         return BAD_FLOAT, 0.0
-    m = 0  # significant digits, while there are at most 19 of them
+    m = 0  # the significant digits, while there are at most 18 of them (exact in int64)
     nsig = 0  # significant digits seen (leading zeros excluded)
     ndig = 0  # digits seen
-    drop = 0  # power of ten of the digits not kept in m (integer part beyond 19 digits)
+    drop = 0  # power of ten of the digits not kept in m (integer part beyond 18 digits)
     nfrac = 0  # fraction digits kept in m or skipped as leading zeros
     while i < e and 48 <= buf[i] <= 57:
         d = np.int64(buf[i]) - 48
         ndig += 1
         if nsig > 0 or d != 0:
             nsig += 1
-            if nsig <= 19:
+            if nsig <= 18:
                 m = m * 10 + d
             else:
                 drop += 1
@@ -253,7 +253,7 @@ def _parse_float(buf, s, e):
             ndig += 1
             if nsig > 0 or d != 0:
                 nsig += 1
-                if nsig <= 19:
+                if nsig <= 18:
                     m = m * 10 + d
                     nfrac += 1
             else:
@@ -282,7 +282,7 @@ def _parse_float(buf, s, e):
         return OK, -0.0 if neg else 0.0
     e10 = exp + drop - nfrac
     if nsig > 15:
-        if nsig <= 18:  # m < 10**18 < 2**63: exact in int64
+        if nsig <= 18:  # m < 10**18 < 2**63
             ok, v = _eisel_lemire(np.uint64(m), e10)
             if ok:
                 return OK, -v if neg else v
