@@ -498,3 +498,14 @@ def test_many_row_ranges(parts):
     status, done = sm._bsc(ccol, row, blocks[order], x, y, parts)
     assert not status.any() and done.sum() == len(row)
     check(y, expected)
+
+
+@pytest.mark.parametrize("pos", range(7))
+def test_bad_column_in_every_slot_of_the_unrolled_spmv(pos):
+    # a row of 7 entries: slots 0-3 go through the 4-way unrolled step, 4-6 through the tail
+    col = np.arange(7)
+    col[pos] = 9
+    with pytest.raises(ValueError, match=rf"col\[{pos}\] = 9 is out of range for 8 columns"):
+        sm.csr_matmul_dense(np.array([0, 7]), col, np.ones(7), np.ones(8))
+    col[pos] = pos
+    np.testing.assert_array_equal(sm.csr_matmul_dense(np.array([0, 7]), col, np.ones(7), np.arange(8.0)), [21.0])
