@@ -40,6 +40,8 @@ import math
 import array_api_compat
 import numpy as np
 
+from ._dtypes import dtype_name
+
 __all__ = ["binsparse_arrays", "binsparse_descriptor", "from_binsparse"]
 
 VERSION = "0.1"
@@ -66,11 +68,6 @@ def _value_type(name: str) -> str:
     return name
 
 
-def _dtype_name(xp, dtype) -> str:
-    from ._dtypes import dtype_name
-
-    return dtype_name(dtype)
-
 
 
 def _flat(xp, x):
@@ -81,17 +78,18 @@ def _export_values(xp, values):
     """The 1-d values array binsparse expects (bool -> uint8, complex -> interleaved reals)."""
     v = _flat(xp, values)
     if v.dtype == xp.bool:
-        return v.view(np.uint8) if hasattr(v, "view") and not _is_strict(v) else xp.astype(v, xp.uint8)
+        return v.view(np.uint8) if _has_view(v) else xp.astype(v, xp.uint8)
     if xp.isdtype(v.dtype, "complex floating"):
         real = xp.float32 if v.dtype == xp.complex64 else xp.float64
-        if hasattr(v, "view") and not _is_strict(v):
+        if _has_view(v):
             return v.view(np.float32 if real == xp.float32 else np.float64)
         return _flat(xp, xp.stack([xp.real(v), xp.imag(v)], axis=1))
     return v
 
 
-def _is_strict(x) -> bool:
-    return not (isinstance(x, np.ndarray) or type(x).__module__.startswith("cupy"))
+def _has_view(x) -> bool:
+    """NumPy and CuPy arrays reinterpret their bytes with ``.view`` (no copy); other namespaces cannot."""
+    return isinstance(x, np.ndarray) or type(x).__module__.startswith("cupy")
 
 
 def _scalar_fill(A):
@@ -139,7 +137,7 @@ def _plan(A, with_arrays: bool):
                 arrays[f"indices_{k}"] = C.indices[k, ...]
             values = C.values
         for k in range(n):
-            types[f"indices_{k}"] = _dtype_name(xp, A.index_dtype)
+            types[f"indices_{k}"] = dtype_name(A.index_dtype)
     else:
         b = A.batch_ndim
         level = b + 1
@@ -151,13 +149,13 @@ def _plan(A, with_arrays: bool):
             if A.layout == "csc":
                 desc["swizzle"] = [*range(b), b + 1, b, *range(b + 2, b + 2 + d)]
         for name in (f"pointers_to_{level}", f"indices_{level}"):
-            types[name] = _dtype_name(xp, A.index_dtype)
+            types[name] = dtype_name(A.index_dtype)
         if with_arrays:
             arrays[f"pointers_to_{level}"] = _global_pointers(xp, A.compressed_indices, A.nse)
             arrays[f"indices_{level}"] = _flat(xp, A.plain_indices)
             values = A.values
     desc["number_of_stored_values"] = int(math.prod(A.values.shape[: A._values_lead]))
-    types["values"] = _value_type(_dtype_name(xp, A.dtype))
+    types["values"] = _value_type(dtype_name(A.dtype))
     if with_arrays:
         arrays["values"] = _export_values(xp, values)
     if not fill_is_zero(xp, fill):
@@ -272,8 +270,8 @@ def _decode_values(xp, arr, type_string, count, who):
         arr = arr != xp.zeros((), dtype=arr.dtype)
     elif base not in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"):
         raise ValueError(f"binsparse: unsupported value type {type_string!r} for {who}")
-    elif _dtype_name(xp, arr.dtype) != base:
-        raise ValueError(f"binsparse: {who} has dtype {_dtype_name(xp, arr.dtype)}, but the descriptor says {type_string!r}")
+    elif dtype_name(arr.dtype) != base:
+        raise ValueError(f"binsparse: {who} has dtype {dtype_name(arr.dtype)}, but the descriptor says {type_string!r}")
     if mod is not None and "complex" in mod:
         if arr.shape[0] % 2:
             raise ValueError(f"binsparse: complex {who} needs an even number of reals; got {arr.shape[0]}")
@@ -296,12 +294,12 @@ def _index(xp, arrays, types, name):
     if a.ndim != 1:
         raise ValueError(f"binsparse: {name} must be 1-d; got shape {tuple(a.shape)}")
     declared = types.get(name)
-    if declared is not None and declared != _dtype_name(xp, a.dtype):
-        raise ValueError(f"binsparse: {name} has dtype {_dtype_name(xp, a.dtype)}, but data_types says {declared!r}")
+    if declared is not None and declared != dtype_name(a.dtype):
+        raise ValueError(f"binsparse: {name} has dtype {dtype_name(a.dtype)}, but data_types says {declared!r}")
     if a.dtype in (xp.int32, xp.int64):
         return a
     if a.dtype not in (xp.uint8, xp.uint16, xp.uint32, xp.uint64, xp.int8, xp.int16):
-        raise ValueError(f"binsparse: {name} must hold integers; got {_dtype_name(xp, a.dtype)}")
+        raise ValueError(f"binsparse: {name} must hold integers; got {dtype_name(a.dtype)}")
     if a.dtype == xp.uint64 and a.shape[0] and int(xp.max(a)) >= 2**63:
         raise ValueError(f"binsparse: {name} holds an index >= 2**63")
     return xp.astype(a, xp.int64)
@@ -314,8 +312,6 @@ def from_binsparse(x, /, *, device=None, copy=None):
     shared where the format allows. Indices are validated (in range, sorted where the format
     says so) before the result is returned.
     """
-    from ._base import SparseArray
-
     if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], dict) and isinstance(x[1], dict):
         arrays, descriptor = x
     elif hasattr(x, "__binsparse__") and hasattr(x, "__binsparse_descriptor__"):
@@ -330,9 +326,7 @@ def from_binsparse(x, /, *, device=None, copy=None):
         raise TypeError("from_binsparse: the descriptor and the arrays must be dicts")
     arrays = {k: _namespace_array(v) for k, v in arrays.items()}
     A = _build(arrays, descriptor)
-    if isinstance(x, SparseArray) and copy is None:
-        pass
-    elif copy:
+    if copy:
         A = A.copy()
     if device is not None:
         A = A.to_device(device)
