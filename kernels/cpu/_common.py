@@ -1,19 +1,25 @@
-"""Pieces shared by the arithmetic kernels (``spmm``, ``spgemm``, ``sddmm``).
+"""Pieces shared by the CPU kernels (``spmm``, ``spgemm``, ``sddmm``, ``compress``).
 
 - :data:`NUMERIC_DTYPES`: the value dtypes they compute in (bool is left out: its "sum" is or).
 - :data:`SIGNED_OF`: unsigned dtype -> the signed one of the same width. Products and sums wrap
   identically in both, so unsigned data is viewed as signed and one compiled kernel serves both.
 - :func:`as_index`: an index argument as a 1-D C-contiguous int32/int64 array.
-- :func:`prefetch_read`: a read prefetch of ``arr[i]`` inside numba code (LLVM's prefetch).
+- :func:`prefetch_read` / :func:`prefetch_write`: cache prefetches of ``arr[i]`` inside numba
+  code (LLVM's prefetch intrinsic).
+- :func:`row_splits`: rows cut into chunks of equal work (entries + a cost per row).
 """
 
+import numba
 import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["EXPECTED_DTYPES", "INDEX_DTYPES", "NUMERIC_DTYPES", "SIGNED_OF", "as_index", "prefetch_read"]
+__all__ = [
+    "EXPECTED_DTYPES", "INDEX_DTYPES", "NUMERIC_DTYPES", "SIGNED_OF",
+    "as_index", "prefetch_read", "prefetch_write", "row_splits",
+]  # fmt: skip
 
 INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 NUMERIC_DTYPES = tuple(
@@ -44,24 +50,73 @@ def as_index(a, name, who):
     return np.ascontiguousarray(a)
 
 
+def _address(context, builder, signature, args, offset_bytes):
+    """The byte address of ``arr[i]`` plus ``offset_bytes`` (an LLVM i64) inside an intrinsic."""
+    aryty, ity = signature.args[0], signature.args[1]
+    ary = context.make_array(aryty)(context, builder, args[0])
+    i64 = ir.IntType(64)
+    idx = context.cast(builder, args[1], ity, types.int64)
+    stride = cgutils.unpack_tuple(builder, ary.strides, 1)[0]
+    addr = builder.add(builder.ptrtoint(ary.data, i64), builder.add(builder.mul(idx, stride), offset_bytes))
+    return builder.inttoptr(addr, ir.IntType(8).as_pointer())
+
+
+def _prefetch_call(builder, addr, write):
+    """``llvm.prefetch(addr, rw, locality=3 (keep in all levels), data cache)``: never faults."""
+    i32 = ir.IntType(32)
+    fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer(), i32, i32, i32])
+    fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+    builder.call(fn, [addr, ir.Constant(i32, 1 if write else 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+
+
 @intrinsic
 def prefetch_read(typingctx, arr, i):
-    """Hint the CPU to load ``arr[i]`` (1-D array, integer index) into every cache level."""
+    """Hint the CPU to load ``arr[i]`` (first axis, integer index) into every cache level."""
     sig = types.void(arr, i)
 
     def codegen(context, builder, signature, args):
-        aryty, ity = signature.args
-        ary = context.make_array(aryty)(context, builder, args[0])
-        i64 = ir.IntType(64)
-        idx = context.cast(builder, args[1], ity, types.uint64)
-        stride = cgutils.unpack_tuple(builder, ary.strides, 1)[0]
-        addr = builder.add(builder.ptrtoint(ary.data, i64), builder.mul(idx, stride))
-        addr = builder.inttoptr(addr, ir.IntType(8).as_pointer())
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer(), i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
-        # rw = 0 (read), locality = 3 (keep in all levels), data cache
-        builder.call(fn, [addr, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        _prefetch_call(builder, _address(context, builder, signature, args, ir.Constant(ir.IntType(64), 0)), False)
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+@intrinsic
+def prefetch_write(typingctx, arr, i, nbytes):
+    """Prefetch, for writing, the cache line holding the byte ``nbytes`` past ``&arr[i]`` (i along
+    the first axis). Never faults: an address past the end is just not fetched."""
+    sig = types.void(arr, i, nbytes)
+
+    def codegen(context, builder, signature, args):
+        off = context.cast(builder, args[2], signature.args[2], types.int64)
+        _prefetch_call(builder, _address(context, builder, signature, args, off), True)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@numba.njit(cache=True, nogil=True)
+def row_splits(offsets, nchunks, rowcost=1):
+    """Chunk boundaries over the rows, balancing entries + ``rowcost`` per row:
+    ``splits[c]`` = first g with ``offsets[g] + rowcost * g >= c * (nnz + rowcost * nrows) / nchunks``.
+
+    Binary searches; on invalid (decreasing) offsets the result is still a non-decreasing
+    cover of ``[0, nrows]``, so callers may split before they validate.
+    """
+    nrows = offsets.shape[0] - 1
+    w = np.int64(offsets[nrows]) + rowcost * nrows
+    splits = np.empty(nchunks + 1, np.int64)
+    splits[0] = 0
+    splits[nchunks] = nrows
+    for c in range(1, nchunks):
+        target = w * c // nchunks
+        lo = splits[c - 1]
+        hi = nrows
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if np.int64(offsets[mid]) + rowcost * mid < target:
+                lo = mid + 1
+            else:
+                hi = mid
+        splits[c] = lo
+    return splits

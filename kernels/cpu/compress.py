@@ -31,12 +31,11 @@ Small inputs run on the calling thread alone (:func:`._sort.threads_for`).
 
 import numba
 import numpy as np
-from llvmlite import ir
 from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic, overload
+from numba.extending import overload
 
 from .. import KernelDeclined
+from ._common import prefetch_write, row_splits
 from ._sort import SUPPORTED_DTYPES, threads_for
 
 __all__ = [
@@ -159,29 +158,6 @@ def _first_decrease(offsets, nchunks):
                 first[c] = g
                 break
     return first.min()
-
-
-@numba.njit(**_JIT)
-def _row_splits(offsets, nchunks, rowcost=1):
-    """Chunk boundaries over the rows of valid offsets, balancing entries + rowcost per row:
-    splits[c] = first g with offsets[g] + rowcost * g >= c * (nnz + rowcost * nrows) / nchunks."""
-    nrows = offsets.shape[0] - 1
-    w = np.int64(offsets[nrows]) + rowcost * nrows
-    splits = np.empty(nchunks + 1, np.int64)
-    splits[0] = 0
-    splits[nchunks] = nrows
-    for c in range(1, nchunks):
-        target = w * c // nchunks
-        lo = splits[c - 1]
-        hi = nrows
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if offsets[mid] + rowcost * mid < target:
-                lo = mid + 1
-            else:
-                hi = mid
-        splits[c] = lo
-    return splits
 
 
 @numba.njit(**_JIT)
@@ -347,7 +323,7 @@ def expand_offsets(offsets, index_dtype):
     if nnz == 0:
         return rows
     with threads_for(nnz + G):
-        splits = _row_splits(offsets, _threads())
+        splits = row_splits(offsets, _threads())
         _expand(offsets, splits, rows)
     return rows
 
@@ -361,33 +337,6 @@ def expand_offsets(offsets, index_dtype):
 # the in-cache second level prefetches its destinations
 _AHEAD_BYTES = 256
 _AHEAD_ENTRIES = 16
-
-
-@intrinsic
-def _prefetchw(typingctx, arr, i, nbytes):
-    """Prefetch, for writing, the cache line holding the byte ``nbytes`` past &arr[i] (i along
-    the first axis).  Never faults: an address past the end is just not fetched.  A scatter
-    to a few hundred sequential streams is otherwise bound by one store miss at a time (the
-    hardware prefetcher follows only a few dozen streams)."""
-    sig = types.void(arr, i, nbytes)
-
-    def codegen(context, builder, signature, args):
-        aryty, ity, nty = signature.args
-        ary = context.make_array(aryty)(context, builder, args[0])
-        i64 = ir.IntType(64)
-        idx = context.cast(builder, args[1], ity, types.int64)
-        off = context.cast(builder, args[2], nty, types.int64)
-        stride = cgutils.unpack_tuple(builder, ary.strides, 1)[0]
-        addr = builder.add(builder.ptrtoint(ary.data, i64), builder.add(builder.mul(idx, stride), off))
-        addr = builder.inttoptr(addr, ir.IntType(8).as_pointer())
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer(), i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
-        # rw = 1 (write), locality = 3 (keep in all levels), data cache
-        builder.call(fn, [addr, ir.Constant(i32, 1), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
 
 
 # Two-level counting sort: buckets are grouped into superbuckets of 2**shift buckets with
@@ -497,10 +446,10 @@ def _prefetch(arr, p, nbytes):  # pragma: no cover - replaced by the overload in
 
 @overload(_prefetch, jit_options=_JIT)
 def _ov_prefetch(arr, p, nbytes):
-    """_prefetchw(arr, p, nbytes); nothing when arr is None."""
+    """prefetch_write(arr, p, nbytes); nothing when arr is None."""
     if isinstance(arr, types.NoneType):
         return lambda arr, p, nbytes: None
-    return lambda arr, p, nbytes: _prefetchw(arr, p, nbytes)
+    return lambda arr, p, nbytes: prefetch_write(arr, p, nbytes)
 
 
 @numba.njit(**_PJIT)
@@ -533,8 +482,8 @@ def _tr_scatter(offsets, minor, values, nmajor, nminor, shift, gs, ks, hist, sub
                     tminor[p] = r
                     _move(tvalues, p, values, i)
                     _prefetch(sub, p, _AHEAD_BYTES)
-                    _prefetchw(tminor, p, _AHEAD_BYTES)
-                    _prefetchw(tvalues, p, _AHEAD_BYTES)
+                    prefetch_write(tminor, p, _AHEAD_BYTES)
+                    prefetch_write(tvalues, p, _AHEAD_BYTES)
             else:
                 for i in range(k, e):
                     q = (base + minor[i]) >> shift
@@ -588,8 +537,8 @@ def _tr_finish(region, qsplits, shift, NB, sub, toff, tminor, tvalues):
             for i in range(n):
                 if i + _AHEAD_ENTRIES < n:  # the destination of a later entry (almost always exact)
                     pa = h[sub[lo + i + _AHEAD_ENTRIES]]
-                    _prefetchw(tminor, pa, 0)
-                    _prefetchw(tvalues, pa, 0)
+                    prefetch_write(tminor, pa, 0)
+                    prefetch_write(tvalues, pa, 0)
                 u = sub[lo + i]
                 p = h[u]
                 h[u] = p + 1
@@ -694,7 +643,7 @@ def transpose_compressed(offsets, minor, values, nbatch, nmajor, nminor, index_d
             sub = np.empty(nnz, np.uint16)
             _tr_scatter(offsets, minor, vb, nmajor, nminor, shift, gs, ks, hist, sub, t_minor, tb, True)
             # second level: chunks of superbuckets balanced by entries + buckets
-            qsplits = _row_splits(region, nt, 1 << shift)
+            qsplits = row_splits(region, nt, 1 << shift)
             _tr_finish(region, qsplits, shift, NB, sub, t_offsets, t_minor, tb)
     return t_offsets, t_minor, t_values
 

@@ -31,7 +31,7 @@ import numba
 import numpy as np
 
 from .. import KernelDeclined
-from ._common import NUMERIC_DTYPES, SIGNED_OF, as_index
+from ._common import NUMERIC_DTYPES, SIGNED_OF, as_index, row_splits
 from ._sort import threads_for
 
 __all__ = ["sddmm"]
@@ -113,25 +113,9 @@ def _rows(crow, col, a, bt, out, zero, lo, hi):
 
 @numba.njit(**_PJIT)
 def _sddmm(crow, col, a, bt, out, zero, T, nper):
-    R = crow.shape[0] - 1
     nch = T * nper
-    # chunks balanced by entries + rows: splits[c] = first r with crow[r] + r >= W * c / nch
-    # (crow is not validated yet, so this only has to stay in [0, R], which it does)
-    W = np.int64(crow[R]) + R
-    splits = np.empty(nch + 1, np.int64)
-    splits[0] = 0
-    splits[nch] = R
-    for c in range(1, nch):
-        target = W * c // nch
-        lo = splits[c - 1]
-        hi = R
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if np.int64(crow[mid]) + mid < target:
-                lo = mid + 1
-            else:
-                hi = mid
-        splits[c] = lo
+    # chunks balanced by entries + rows (crow is not validated yet: row_splits stays in [0, R])
+    splits = row_splits(crow, nch)
     bad = np.zeros(T, np.int64)
     for t in numba.prange(T):
         f = 0

@@ -52,7 +52,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .. import KernelDeclined
-from ._common import NUMERIC_DTYPES, SIGNED_OF, as_index, prefetch_read
+from ._common import NUMERIC_DTYPES, SIGNED_OF, as_index, prefetch_read, row_splits
 from ._sort import threads_for
 
 __all__ = ["spgemm"]
@@ -440,20 +440,8 @@ def _symbolic(a_crow, a_col, b_crow, b_col, ncols, mark, nper, crow):
         for i in range(M * t // T, M * (t + 1) // T):
             run += crow[i + 1]
             crow[i + 1] = run
-    # --- chunks of equal work: splits[c] = first row i with work(rows < i) >= W * c / nch
-    W = crow[M]
-    splits[nch] = M
-    for c in range(1, nch):
-        target = W * c // nch
-        lo = splits[c - 1]
-        hi = M
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if crow[mid] < target:
-                lo = mid + 1
-            else:
-                hi = mid
-        splits[c] = lo
+    # --- chunks of equal work: splits[c] = first row i with work(rows < i) >= total work * c / nch
+    splits[:] = row_splits(crow, nch, 0)
     # --- symbolic pass: distinct columns per row, then their prefix sum
     ctot = np.zeros(nch + 1, np.int64)
     for t in numba.prange(T):

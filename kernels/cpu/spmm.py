@@ -50,6 +50,7 @@ from ._common import (
     NUMERIC_DTYPES,
     as_index,
     prefetch_read,
+    row_splits,
 )
 from ._sort import threads_for
 
@@ -158,30 +159,6 @@ _PAD = 64
 _AHEAD = np.uint64(1024)
 
 
-@numba.njit(**_JIT)
-def _splits(ptr, nchunks):
-    """Chunk boundaries over the rows: splits[c] = first g with ptr[g] + g >= c * (nnz + rows)
-    / nchunks (binary searches; on invalid pointers the result is still a non-decreasing cover
-    of [0, rows])."""
-    nrows = ptr.shape[0] - 1
-    w = np.int64(ptr[nrows]) + nrows
-    splits = np.empty(nchunks + 1, np.int64)
-    splits[0] = 0
-    splits[nchunks] = nrows
-    for c in range(1, nchunks):
-        target = w * c // nchunks
-        lo = splits[c - 1]
-        hi = nrows
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if np.int64(ptr[mid]) + mid < target:
-                lo = mid + 1
-            else:
-                hi = mid
-        splits[c] = lo
-    return splits
-
-
 # ---------------------------------------------------------------------------------------
 # CSR / BSR: rows split into chunks balanced by entries
 # ---------------------------------------------------------------------------------------
@@ -270,7 +247,7 @@ def _csr_mm_rows(crow, col, values, x, y, r0, r1, lo, tile):
 def _csr(crow, col, values, x, y, nchunks, tile):
     """y = A @ x for CSR A (nse > 0), x (K, N), y (M, N).  Returns a status per chunk."""
     N = x.shape[1]
-    splits = _splits(crow, nchunks)
+    splits = row_splits(crow, nchunks)
     status = np.zeros(nchunks, np.int64)
     for c in numba.prange(nchunks):
         r0 = np.uint64(splits[c])
@@ -514,7 +491,7 @@ def _bsr(crow, col, blocks, x, y, nchunks, tile):
     _, bh, bw = blocks.shape
     N = x.shape[1]
     four = bh == 4 and bw == 4
-    splits = _splits(crow, nchunks)
+    splits = row_splits(crow, nchunks)
     status = np.zeros(nchunks, np.int64)
     for c in numba.prange(nchunks):
         r0 = np.uint64(splits[c])
