@@ -10,7 +10,7 @@ What sparray exports (``descriptor["binsparse"]["format"]``):
 - 1-d COO: ``"VEC"``; 2-d COO: ``"COOR"``; n-d or hybrid COO: a custom ``sparse`` level of rank
   n (over a ``dense`` level for the dense dims). An uncoalesced COO is coalesced first (a copy).
 - CSR / CSC: ``"CSR"`` / ``"CSC"``; batched or hybrid: a custom ``dense`` level over a ``sparse``
-  level of rank 1 (CSC with a ``swizzle``). Batches share one global ``pointers_to_*`` array.
+  level of rank 1 (CSC with a ``swizzle``). Batches share one global int64 ``pointers_to_*`` array.
 - BSR / BSC: binsparse has no blocked level, so they are exported as their CSR / CSC element
   form (a copy), with ``{"sparray": {"layout": ..., "blocksize": ...}}`` beside the binsparse
   key so that ``from_binsparse`` restores the blocks.
@@ -110,20 +110,29 @@ def _scalar_fill(A):
 
 
 def _plan(A, with_arrays: bool):
-    """(descriptor, arrays or None) for SparseArray ``A``; arrays share ``A``'s memory where they can."""
+    """(descriptor, arrays or None) for SparseArray ``A``; arrays share ``A``'s memory where they can.
+
+    The descriptor is derived from ``A``'s metadata alone (a BSR/BSC is converted to its
+    element CSR/CSC only when the arrays are asked for); an uncoalesced COO is coalesced first
+    either way, since binsparse indices are unique and the stored-value count must match them.
+    """
+    from ._compress import _parts_of
     from ._fill import fill_is_zero
 
     xp = A._xp
     extra = {}
-    if A.layout in ("bsr", "bsc"):
-        extra = {"sparray": {"layout": A.layout, "blocksize": list(A.blocksize)}}
-        A = A.to_layout("csr" if A.layout == "bsr" else "csc")
+    if A.layout == "coo" and not A.is_coalesced:
+        A = A.coalesce()
+    layout = A.layout
+    if layout in ("bsr", "bsc"):
+        extra = {"sparray": {"layout": layout, "blocksize": list(A.blocksize)}}
+        layout = "csr" if layout == "bsr" else "csc"
     fill = _scalar_fill(A)
     d = A.dense_ndim
     arrays = {}
     types = {}
     desc = {"version": VERSION, "shape": [int(s) for s in A.shape]}
-    if A.layout == "coo":
+    if layout == "coo":
         n = A.sparse_ndim
         if n == 0:
             raise ValueError("binsparse: a COO with no sparse dims has no binsparse format; use A.to_dense()")
@@ -131,33 +140,34 @@ def _plan(A, with_arrays: bool):
             desc["format"] = "VEC" if n == 1 else "COOR"
         else:
             desc["format"] = {"level": "sparse", "rank": n, "subformat": _with_dense(d)}
-        if with_arrays:
-            C = A if A.is_coalesced else A.coalesce()
-            for k in range(n):
-                arrays[f"indices_{k}"] = C.indices[k, ...]
-            values = C.values
         for k in range(n):
             types[f"indices_{k}"] = dtype_name(A.index_dtype)
+            if with_arrays:
+                arrays[f"indices_{k}"] = A.indices[k, ...]
     else:
         b = A.batch_ndim
         level = b + 1
         if b == 0 and d == 0:
-            desc["format"] = A.layout.upper()
+            desc["format"] = layout.upper()
         else:
             desc["format"] = {"level": "dense", "rank": b + 1,
                               "subformat": {"level": "sparse", "rank": 1, "subformat": _with_dense(d)}}  # fmt: skip
-            if A.layout == "csc":
+            if layout == "csc":
                 desc["swizzle"] = [*range(b), b + 1, b, *range(b + 2, b + 2 + d)]
-        for name in (f"pointers_to_{level}", f"indices_{level}"):
-            types[name] = dtype_name(A.index_dtype)
+        # batches share one global pointer array, int64 (it counts the entries of every batch)
+        types[f"pointers_to_{level}"] = dtype_name(A.index_dtype) if b == 0 else "int64"
+        types[f"indices_{level}"] = dtype_name(A.index_dtype)
         if with_arrays:
-            arrays[f"pointers_to_{level}"] = _global_pointers(xp, A.compressed_indices, A.nse)
-            arrays[f"indices_{level}"] = _flat(xp, A.plain_indices)
-            values = A.values
-    desc["number_of_stored_values"] = int(math.prod(A.values.shape[: A._values_lead]))
+            E = A if A.layout == layout else A.to_layout(layout)
+            parts = _parts_of(E)
+            arrays[f"pointers_to_{level}"] = parts.offsets
+            arrays[f"indices_{level}"] = parts.minor
+    # every stored scalar: block elements (BSR/BSC) and dense-dim elements (hybrid) included,
+    # so it equals the length of the exported values array (complex: counted once, not twice)
+    desc["number_of_stored_values"] = int(math.prod(A.values.shape))
     types["values"] = _value_type(dtype_name(A.dtype))
     if with_arrays:
-        arrays["values"] = _export_values(xp, values)
+        arrays["values"] = _export_values(xp, A.values if layout == "coo" else E.values)
     if not fill_is_zero(xp, fill):
         desc["fill"] = True
         types["fill_value"] = types["values"]
@@ -165,18 +175,6 @@ def _plan(A, with_arrays: bool):
             arrays["fill_value"] = _export_values(xp, xp.reshape(fill, (1,)))
     desc["data_types"] = types
     return {"binsparse": desc, **extra}, (arrays if with_arrays else None)
-
-
-def _global_pointers(xp, cidx, nse):
-    """Per-batch compressed indices ``(*batch, m + 1)`` as one global pointer array of length ``nbatch*m + 1``."""
-    if cidx.ndim == 1:
-        return cidx
-    m1 = cidx.shape[-1]
-    flat = xp.reshape(cidx, (-1, m1))
-    nb = flat.shape[0]
-    offsets = xp.reshape(xp.arange(nb, dtype=cidx.dtype) * nse, (nb, 1))
-    body = xp.reshape(flat[:, :-1] + offsets, (-1,))
-    return xp.concat([body, xp.asarray([nb * nse], dtype=cidx.dtype)])
 
 
 def binsparse_descriptor(A) -> dict:
@@ -463,33 +461,26 @@ def _same_dtype(xp, arrs):
 
 def _batched_csr(xp, ptr, col, values, batch, m, ncols, dense):
     """Global pointers over ``nb * m`` rows as a batched CSR, or an n-d COO when batch sizes differ."""
+    from ._compress import _batched_offsets
     from ._compressed import CSR
     from ._coo import COO
+    from ._keys import unravel
 
     nb = math.prod(batch)
-    total = col.shape[0]
-    _check_pointers(xp, ptr, total, "pointers_to_*")
+    _check_pointers(xp, ptr, col.shape[0], "pointers_to_*")
     starts = ptr[: nb * m + 1 : m] if m else xp.zeros(nb + 1, dtype=ptr.dtype)
     counts = starts[1:] - starts[:-1]
     if nb == 0 or bool(xp.all(counts == counts[0])):
         nse = int(counts[0]) if nb else 0
-        local = xp.reshape(ptr[:-1], (nb, m)) - xp.reshape(starts[:-1], (nb, 1)) if m else xp.zeros((nb, 0), dtype=ptr.dtype)
-        cidx = xp.concat([local, xp.full((nb, 1), nse, dtype=ptr.dtype)], axis=1)
+        cidx = _batched_offsets(xp, ptr, nb, m, nse, batch, ptr.dtype)
         return CSR(
-            xp.reshape(cidx, (*batch, m + 1)), xp.reshape(col, (*batch, nse)), xp.reshape(values, (*batch, nse, *dense)),
+            cidx, xp.reshape(col, (*batch, nse)), xp.reshape(values, (*batch, nse, *dense)),
             (*batch, m, ncols, *dense), check_invariants=True,
         )  # fmt: skip
     rows_flat = xp.repeat(xp.arange(nb * m, dtype=xp.int64), xp.astype(ptr[1:] - ptr[:-1], xp.int64))
-    coords = [*_unravel(xp, rows_flat // m, batch), rows_flat % m, xp.astype(col, xp.int64)]
-    return COO(xp.stack(coords), values, (*batch, m, ncols, *dense), check_invariants=True)
-
-
-def _unravel(xp, flat, shape):
-    out = []
-    for s in reversed(shape):
-        out.append(flat % s)
-        flat = flat // s
-    return out[::-1]
+    batch_idx = unravel(xp, rows_flat // m, batch, xp.int64)
+    coords = xp.concat([batch_idx, xp.stack([rows_flat % m, xp.astype(col, xp.int64)])], axis=0)
+    return COO(coords, values, (*batch, m, ncols, *dense), check_invariants=True)
 
 
 def _check_pointers(xp, ptr, total, name):

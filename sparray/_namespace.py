@@ -13,12 +13,13 @@ import array_api_compat
 import numpy as np
 
 __all__ = [
-    "namespace_of",
     "as_component",
     "backend_kind",
     "device_of",
     "is_array",
     "namespace_for_device",
+    "namespace_of",
+    "to_numpy",
 ]
 
 
@@ -87,3 +88,16 @@ def backend_kind(xp) -> str:
     if array_api_compat.is_cupy_namespace(xp):
         return "cupy"
     return "generic"
+
+
+def to_numpy(x):
+    """A component as a NumPy array: NumPy arrays as they are, CuPy arrays copied to the host,
+    any other CPU namespace through DLPack (no copy) or ``np.asarray``."""
+    if isinstance(x, np.ndarray):
+        return x
+    if array_api_compat.is_cupy_array(x):
+        return x.get()
+    try:
+        return np.from_dlpack(x)
+    except (TypeError, RuntimeError, BufferError):
+        return np.asarray(x)

@@ -30,24 +30,14 @@ import zipfile
 
 import numpy as np
 
+from ._namespace import to_numpy
+
 __all__ = ["load_npz", "save_npz"]
 
 FORMAT_VERSION = 1
 _LAYOUTS = ("coo", "csr", "csc", "bsr", "bsc")
 _COMPONENTS = {"coo": ("indices", "values")}
 _COMPRESSED = ("compressed_indices", "plain_indices", "values")
-
-
-def _host(x):
-    """A component as a NumPy array (CuPy copied to the host, other namespaces through DLPack)."""
-    if isinstance(x, np.ndarray):
-        return x
-    if type(x).__module__.startswith("cupy"):
-        return x.get()
-    try:
-        return np.from_dlpack(x)
-    except (TypeError, RuntimeError, BufferError):
-        return np.asarray(x)
 
 
 def save_npz(file, A, *, compressed=True):
@@ -64,15 +54,15 @@ def save_npz(file, A, *, compressed=True):
         "sparray_format": np.asarray(FORMAT_VERSION),
         "layout": np.asarray(A.layout),
         "shape": np.asarray(A.shape, dtype=np.int64),
-        "fill_value": _host(A.fill_value),
-        "values": _host(A.values),
+        "fill_value": to_numpy(A.fill_value),
+        "values": to_numpy(A.values),
     }
     if A.layout == "coo":
-        arrays["indices"] = _host(A.indices)
+        arrays["indices"] = to_numpy(A.indices)
         arrays["is_coalesced"] = np.asarray(bool(A.is_coalesced))
     else:
-        arrays["compressed_indices"] = _host(A.compressed_indices)
-        arrays["plain_indices"] = _host(A.plain_indices)
+        arrays["compressed_indices"] = to_numpy(A.compressed_indices)
+        arrays["plain_indices"] = to_numpy(A.plain_indices)
     (np.savez_compressed if compressed else np.savez)(file, **arrays)
 
 

@@ -35,6 +35,19 @@ def test_round_trip_every_layout(layout, case, fill):
     assert set(arrays) == set(desc["data_types"])
     assert all(a.ndim == 1 for a in arrays.values())
     assert ("fill" in desc) == (fill != 0.0)
+    assert desc["number_of_stored_values"] == arrays["values"].shape[0]  # float64: one array element each
+    for name, array in arrays.items():
+        assert desc["data_types"][name] == str(array.dtype)
+
+
+@pytest.mark.parametrize("layout", ["coo", "bsr", "bsc"])
+def test_descriptor_agrees_with_the_arrays_for_uncoalesced_and_blocked_input(layout):
+    A, dense = make_sparse(np.random.default_rng(9), layout, (2, 4, 6), 3, (2, 3), duplicates=True, fill=2.0)
+    desc = A.__binsparse_descriptor__()["binsparse"]
+    arrays = A.__binsparse__()
+    assert desc["number_of_stored_values"] == arrays["values"].shape[0]
+    assert {k: str(v.dtype) for k, v in arrays.items()} == desc["data_types"]
+    np.testing.assert_array_equal(sparray.from_binsparse(A).to_dense(), dense)
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint32", "int64", "float32", "complex64", "complex128"])

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._namespace import to_numpy
+
 __all__ = ["from_scipy", "to_scipy"]
 
 _DEFAULT_FORMAT = {"coo": "coo", "csr": "csr", "csc": "csc", "bsr": "bsr", "bsc": "csc"}
@@ -81,15 +83,10 @@ def from_scipy(m):
 
 
 def _host(x):
-    """A component as a NumPy array (zero copy for NumPy; DLPack for other CPU namespaces)."""
-    if isinstance(x, np.ndarray):
-        return x
+    """A component as a NumPy array (no copy for NumPy and other CPU namespaces); CuPy is refused."""
     if type(x).__module__.startswith("cupy"):
         raise ValueError("to_scipy: the components are CuPy arrays; move them first with A.to_device('cpu')")
-    try:
-        return np.from_dlpack(x)
-    except (TypeError, RuntimeError, BufferError):
-        return np.asarray(x)
+    return to_numpy(x)
 
 
 def to_scipy(A, format=None):

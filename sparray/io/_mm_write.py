@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._fill import same_value
+from .._namespace import to_numpy
 from ._mm_header import FIELDS, SYMMETRIES
 from ._mm_source import open_for_write
 
@@ -82,13 +84,6 @@ def _cast(values, field):
     return values
 
 
-def _same(a, b):
-    eq = a == b
-    if a.dtype.kind in "fc":
-        eq |= np.isnan(a) & np.isnan(b)
-    return eq
-
-
 def _mirror(v, symmetry):
     if symmetry == "skew-symmetric":
         return -v
@@ -121,7 +116,7 @@ def _lower_sparse(r, c, v, symmetry):
     order = np.lexsort((r[up], c[up]))  # the upper entries transposed, row-major
     ur, uc, uv = c[up][order], r[up][order], v[up][order]
     if (int(lo.sum()) != ur.size or not np.array_equal(r[lo], ur) or not np.array_equal(c[lo], uc)
-            or not _same(v[lo], _mirror(uv, symmetry)).all()):
+            or not same_value(np, v[lo], _mirror(uv, symmetry)).all()):
         _not_symmetric(symmetry)
     keep = r > c if symmetry == "skew-symmetric" else r >= c
     return r[keep], c[keep], v[keep]
@@ -130,7 +125,7 @@ def _lower_sparse(r, c, v, symmetry):
 def _lower_dense(D, symmetry):
     """Check a dense square array against ``symmetry``; its lower triangle column by column."""
     _check_diagonal(np.diagonal(D), symmetry)
-    if not _same(D, _mirror(D.T, symmetry)).all():
+    if not same_value(np, D, _mirror(D.T, symmetry)).all():
         _not_symmetric(symmetry)
     c, r = np.triu_indices(D.shape[0], 1 if symmetry == "skew-symmetric" else 0)
     return D[r, c]
@@ -236,8 +231,8 @@ def mmwrite(target, A, *, comment="", field=None, precision=None, symmetry="gene
                   "A - A.fill_value (and remember the fill), or A.to_dense() in array format")
         B = A.to_layout("coo") if A.layout != "coo" else A
         B = B.coalesce() if not B.is_coalesced else B
-        r, c = (np.asarray(x).astype(np.int64) for x in B.indices)
-        v = np.asarray(B.values)
+        r, c = (x.astype(np.int64) for x in to_numpy(B.indices))
+        v = to_numpy(B.values)
     elif isinstance(A, np.ndarray):
         fmt = "array"
         if A.ndim != 2:
