@@ -3,7 +3,7 @@
 - :data:`NUMERIC_DTYPES`: the value dtypes they compute in (bool is left out: its "sum" is or).
 - :data:`SIGNED_OF`: unsigned dtype -> the signed one of the same width. Products and sums wrap
   identically in both, so unsigned data is viewed as signed and one compiled kernel serves both.
-- :func:`as_index`: an index argument as a 1-D C-contiguous int32/int64 array.
+- :func:`as_index` / :func:`as_values`: index and value arguments checked and made contiguous.
 - :func:`prefetch_read` / :func:`prefetch_write`: cache prefetches of ``arr[i]`` inside numba
   code (LLVM's prefetch intrinsic).
 - :func:`row_splits`: rows cut into chunks of equal work (entries + a cost per row).
@@ -18,7 +18,7 @@ from numba.extending import intrinsic
 
 __all__ = [
     "EXPECTED_DTYPES", "INDEX_DTYPES", "NUMERIC_DTYPES", "SIGNED_OF",
-    "as_index", "prefetch_read", "prefetch_write", "row_splits",
+    "as_index", "as_values", "prefetch_read", "prefetch_write", "row_splits",
 ]  # fmt: skip
 
 INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
@@ -35,19 +35,35 @@ SIGNED_OF = {np.dtype(u): np.dtype(s) for u, s in ((np.uint8, np.int8), (np.uint
                                                    (np.uint32, np.int32), (np.uint64, np.int64))}
 
 
-def as_index(a, name, who):
+def as_index(a, name, who=None):
     """``a`` as a 1-D C-contiguous int32/int64 array (other integer dtypes become int64).
 
-    ValueError (naming ``who`` and ``name``) for another rank or a non-integer dtype.
+    ValueError (naming ``who``, when given, and ``name``) for another rank or a non-integer dtype.
     """
+    prefix = f"{who}: " if who else ""
     a = np.asarray(a)
     if a.ndim != 1:
-        raise ValueError(f"{who}: {name} must be 1-D, got shape {a.shape}")
+        raise ValueError(f"{prefix}{name} must be 1-D, got shape {a.shape}")
     if a.dtype not in INDEX_DTYPES:
         if a.dtype.kind not in "iu" and a.size:
-            raise ValueError(f"{who}: {name} must hold integers, got dtype {a.dtype}")
+            raise ValueError(f"{prefix}{name} must hold integers, got dtype {a.dtype}")
         a = a.astype(np.int64)
     return np.ascontiguousarray(a)
+
+
+def as_values(x, name, who):
+    """``x`` as a C-contiguous array of one of :data:`NUMERIC_DTYPES`, unsigned data viewed as
+    signed (see :data:`SIGNED_OF`). KernelDeclined for any other dtype (the generic path serves it)."""
+    from .. import KernelDeclined
+
+    x = np.asarray(x)
+    if x.dtype not in NUMERIC_DTYPES:
+        raise KernelDeclined(
+            f"{who}: {name} has dtype {x.dtype}; expected {EXPECTED_DTYPES} "
+            "(cast first or use the generic implementation)"
+        )
+    x = np.ascontiguousarray(x)
+    return x.view(SIGNED_OF[x.dtype]) if x.dtype in SIGNED_OF else x
 
 
 def _address(context, builder, signature, args, offset_bytes):

@@ -35,7 +35,7 @@ from numba import types
 from numba.extending import overload
 
 from .. import KernelDeclined
-from ._common import prefetch_write, row_splits
+from ._common import as_index, prefetch_write, row_splits
 from ._sort import SUPPORTED_DTYPES, threads_for
 
 __all__ = [
@@ -69,18 +69,6 @@ def _index_dtype(index_dtype):
 def _fits(dt, value, what):
     if value > np.iinfo(dt).max:
         raise ValueError(f"{what} = {value} does not fit in index_dtype {dt}; use int64")
-
-
-def _as_index(a, name):
-    """1-D C-contiguous int32/int64 array (other integer dtypes become int64)."""
-    a = np.asarray(a)
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
-    if a.dtype not in _INDEX_DTYPES:
-        if a.dtype.kind not in "iu" and a.size:
-            raise ValueError(f"{name} must hold integers, got dtype {a.dtype}")
-        a = a.astype(np.int64)
-    return np.ascontiguousarray(a)
 
 
 def _count(n, name):
@@ -260,7 +248,7 @@ def compress_offsets(keys, nbuckets, index_dtype):
     >>> compress_offsets(np.array([1, 1, 3]), 5, np.int32).tolist()
     [0, 0, 2, 2, 3, 3]
     """
-    keys = _as_index(keys, "keys")
+    keys = as_index(keys, "keys")
     nbuckets = _count(nbuckets, "nbuckets")
     dt = _index_dtype(index_dtype)
     n = keys.shape[0]
@@ -313,7 +301,7 @@ def expand_offsets(offsets, index_dtype):
     >>> expand_offsets(np.array([0, 2, 2, 3]), np.int64).tolist()
     [0, 0, 2]
     """
-    offsets = _as_index(offsets, "offsets")
+    offsets = as_index(offsets, "offsets")
     dt = _index_dtype(index_dtype)
     _check_offsets(offsets, "offsets")
     G = offsets.shape[0] - 1
@@ -587,8 +575,8 @@ def transpose_compressed(offsets, minor, values, nbatch, nmajor, nminor, index_d
     [[0, 1, 1, 3], [1, 0, 1], [1.0, 0.0, 2.0]]
     """
     # offsets are O(rows): int64 always (fewer compiled variants); minor is O(nnz): as given
-    offsets = _as_index(offsets, "offsets").astype(np.int64, copy=False)
-    minor = _as_index(minor, "minor")
+    offsets = as_index(offsets, "offsets").astype(np.int64, copy=False)
+    minor = as_index(minor, "minor")
     values = np.asarray(values)
     _check_dtype(values.dtype, "values")
     nbatch = _count(nbatch, "nbatch")
@@ -836,8 +824,8 @@ def compressed_to_dense(offsets, minor, values, fill, nminor):
     >>> compressed_to_dense(np.array([0, 1, 1]), np.array([2]), np.array([[7]]), 0, 3)[..., 0].tolist()
     [[0, 0, 7], [0, 0, 0]]
     """
-    offsets = _as_index(offsets, "offsets").astype(np.int64, copy=False)
-    minor = _as_index(minor, "minor")
+    offsets = as_index(offsets, "offsets").astype(np.int64, copy=False)
+    minor = as_index(minor, "minor")
     values = np.asarray(values)
     _check_dtype(values.dtype, "values")
     nminor = _count(nminor, "nminor")
@@ -918,8 +906,8 @@ def scatter_blocks(block_ids, slots, values, nblocks, nslots, fill):
     >>> scatter_blocks(np.array([1]), np.array([0]), np.array([[9]]), 2, 2, -1)[..., 0].tolist()
     [[-1, -1], [9, -1]]
     """
-    block_ids = _as_index(block_ids, "block_ids")
-    slots = _as_index(slots, "slots")
+    block_ids = as_index(block_ids, "block_ids")
+    slots = as_index(slots, "slots")
     values = np.asarray(values)
     _check_dtype(values.dtype, "values")
     nblocks = _count(nblocks, "nblocks")

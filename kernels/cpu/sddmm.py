@@ -31,7 +31,7 @@ import numba
 import numpy as np
 
 from .. import KernelDeclined
-from ._common import NUMERIC_DTYPES, SIGNED_OF, as_index, row_splits
+from ._common import as_index, as_values, row_splits
 from ._sort import threads_for
 
 __all__ = ["sddmm"]
@@ -50,17 +50,9 @@ _BAD_CROW, _BAD_COL = 1, 2
 
 
 def _as_dense(x, name):
-    x = np.asarray(x)
-    if x.dtype not in NUMERIC_DTYPES:
-        raise KernelDeclined(
-            f"sddmm: {name} has dtype {x.dtype}; expected one of (u)int8..64, float32/64, "
-            "complex64/128 (cast first or use the generic implementation)"
-        )
+    x = as_values(x, name, "sddmm")
     if x.ndim != 2:
         raise ValueError(f"sddmm: {name} must be 2-D, got shape {x.shape}")
-    x = np.ascontiguousarray(x)
-    if x.dtype in SIGNED_OF:
-        x = x.view(SIGNED_OF[x.dtype])
     return x
 
 

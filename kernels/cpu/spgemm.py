@@ -52,7 +52,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .. import KernelDeclined
-from ._common import NUMERIC_DTYPES, SIGNED_OF, as_index, prefetch_read, row_splits
+from ._common import as_index, as_values, prefetch_read, row_splits
 from ._sort import threads_for
 
 __all__ = ["spgemm"]
@@ -77,17 +77,9 @@ _BAD_A_CROW, _BAD_A_COL, _BAD_B_CROW, _BAD_B_COL = 1, 2, 4, 8
 
 
 def _as_values(v, n, name):
-    v = np.asarray(v)
-    if v.dtype not in NUMERIC_DTYPES:
-        raise KernelDeclined(
-            f"spgemm: {name} has dtype {v.dtype}; expected one of (u)int8..64, float32/64, "
-            "complex64/128 (cast first or use the generic implementation)"
-        )
+    v = as_values(v, name, "spgemm")
     if v.ndim != 1 or v.shape[0] != n:
         raise ValueError(f"spgemm: {name} must be 1-D with the length of its column indices ({n}), got shape {v.shape}")
-    v = np.ascontiguousarray(v)
-    if v.dtype in SIGNED_OF:
-        v = v.view(SIGNED_OF[v.dtype])
     return v
 
 
