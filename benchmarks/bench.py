@@ -174,22 +174,33 @@ def coalesced_coo(libname: str, mats):
 
 
 def csr_input(libname: str, mats):
-    """Each library's CSR, built from its coalesced COO: sparray ``to_layout("csr")`` with int32 indices, scipy
-    canonical csr_array, pydata GCXS with compressed_axes=(0,), torch sparse_csr tensor."""
+    """Each library's CSR with int32 indices, built from its coalesced COO: sparray
+    ``to_layout("csr")``, scipy canonical csr_array (which would keep the int64 of the coordinates),
+    pydata GCXS with compressed_axes=(0,), torch sparse_csr tensor."""
     (m,) = mats
+    return (_csr_one(libname, m),)
+
+
+def csr_pair(libname: str, mats):
+    """Two CSR operands (see :func:`csr_input`)."""
+    return tuple(_csr_one(libname, m) for m in mats)
+
+
+def _csr_one(libname: str, m: Mat):
     A = _coalesced_one(libname, m)
+    i32 = np.int32
     if libname == "sparray":
-        # int32 indices, as scipy's csr_array holds for these shapes (torch's are int64)
-        sparray = lib("sparray")
         X = A.to_layout("csr")
-        np32 = np.int32
-        return (sparray.CSR(X.crow_indices.astype(np32), X.col_indices.astype(np32), X.values, X.shape),)
+        return lib("sparray").CSR(X.crow_indices.astype(i32), X.col_indices.astype(i32), X.values, X.shape)
     if libname == "scipy":
-        return (A,)  # already a canonical csr_array (int32 indices here)
+        return lib("scipy").csr_array((A.data, A.indices.astype(i32), A.indptr.astype(i32)), shape=A.shape)
     if libname == "sparse":
-        return (A.asformat("gcxs", compressed_axes=[0]),)
+        return A.asformat("gcxs", compressed_axes=[0])
     if libname == "torch":
-        return (A.to_sparse_csr(),)
+        torch = lib("torch")
+        X = A.to_sparse_csr()
+        return torch.sparse_csr_tensor(X.crow_indices().to(torch.int32), X.col_indices().to(torch.int32),
+                                       X.values(), X.shape)
     raise NotAvailable(libname)
 
 
@@ -450,7 +461,11 @@ def build_cases() -> list:
         Case("A + B", ("uniform", "uniform_b"), coalesced,
              {"sparray": add, "scipy": add, "sparse": add, "torch": add},
              check="coo2d", slow=("sparse",),
-             note="coalesced inputs; scipy uses csr_array + csr_array (its fast path)"),
+             note="coalesced inputs, int64 indices; scipy uses csr_array + csr_array (its fast path)"),
+        Case("A + B (CSR)", ("uniform", "uniform_b"), csr_pair,
+             {"sparray": add, "scipy": add, "sparse": add, "torch": add},
+             check="compressed", slow=("sparse",),
+             note="CSR + CSR with int32 indices for every library (pydata GCXS)"),
     ]
     for mat in ("uniform", "rmat", "poisson"):
         for axis in (0, 1):

@@ -40,9 +40,12 @@ def _csr(libname, m):
     """Each library's CSR of matrix ``m`` (int32 indices for sparray, scipy and torch)."""
     b = _bench()
     row, col, val, shape = m
-    S = b.lib("scipy").csr_array((val, (row, col)), shape=shape)
+    sp = b.lib("scipy")
+    S = sp.csr_array((val, (row, col)), shape=shape)
     S.sum_duplicates()
     S.sort_indices()
+    # csr_array keeps the int64 of the coordinates; every library gets int32 indices
+    S = sp.csr_array((S.data, S.indices.astype(np.int32), S.indptr.astype(np.int32)), shape=shape)
     if libname == "scipy":
         return S
     if libname == "sparray":
@@ -62,8 +65,10 @@ def _bsr(libname, m):
     if libname == "sparse":
         raise b.NotAvailable("pydata sparse has no block layout")
     row, col, val, shape = m
-    S = b.lib("scipy").csr_array((val, (row, col)), shape=shape).tobsr(blocksize=(4, 4))
+    sp = b.lib("scipy")
+    S = sp.csr_array((val, (row, col)), shape=shape).tobsr(blocksize=(4, 4))
     S.sort_indices()
+    S = sp.bsr_array((S.data, S.indices.astype(np.int32), S.indptr.astype(np.int32)), shape=shape)  # int32 for all
     if libname == "scipy":
         return S
     if libname == "sparray":

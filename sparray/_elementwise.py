@@ -109,6 +109,8 @@ def _make_binary(name, annihilating):
         if not (s1 or s2):
             return _fn(namespace_of(x1, x2), name)(x1, x2)
         if s1 and s2:
+            if _same_compressed(x1, x2):
+                return _compressed_compressed(name, annihilating, x1, x2)
             return match_layout(_sparse_sparse(name, annihilating, _as_coo(x1), _as_coo(x2)), x1)
         if s1:
             return _sparse_other(name, x1, x2, sparse_first=True)
@@ -197,51 +199,97 @@ def _one_side_droppable(xp, f, values_flat, other_fill_row, out_fill_row, other_
     return bool(xp.all(same_value(xp, res, out_fill_row)))
 
 
-def _sparse_sparse(name, annihilating, A, B):
-    from ._coo import COO
-
-    xp = A._xp
+def _check_same_namespace(A, B, name):
     try:
         namespace_of(A._values, B._values)
     except TypeError:
         raise TypeError(
             f"sparray.{name}: operands hold arrays of different namespaces ({A._xp.__name__}, {B._xp.__name__})"
         ) from None
-    f = _fn(xp, name)
+
+
+def _same_compressed(A, B) -> bool:
+    """Two unbatched CSR (or two CSC) arrays of one shape: merged row by row, no COO round trip."""
+    return (
+        A.layout == B.layout
+        and A.layout in ("csr", "csc")
+        and A.shape == B.shape
+        and A.batch_ndim == 0
+        and A._xp is B._xp
+    )
+
+
+class _Plan:
+    """What a binary op of two aligned, coalesced sparse operands computes.
+
+    ``f``: the namespace function; ``pattern``: union, intersection, left or right; ``out_fill``;
+    ``va``/``vb``: both sides' values as (nse, m) and ``fa``/``fb`` their fills as (m,), cast to
+    one dtype when ``fused`` (a kernel of ``sparray.kernels.cpu.binary`` computes the op).
+    """
+
+    def __init__(self, name, annihilating, A, B, dense_shape):
+        xp = A._xp
+        self.f = f = _fn(xp, name)
+        m = math.prod(dense_shape)
+        fa = xp.reshape(xp.broadcast_to(A._fill, dense_shape), (1, m))
+        fb = xp.reshape(xp.broadcast_to(B._fill, dense_shape), (1, m))
+        self.out_fill = as_fill_array(xp, f(A._fill, B._fill), None)
+        va, vb = flat_values(xp, A._values), flat_values(xp, B._values)
+        self.pattern = "union"
+        if annihilating:  # positions only one side holds may all give the output fill: drop them
+            out_row = xp.reshape(xp.broadcast_to(self.out_fill, dense_shape), (1, m))
+            drop_b = _one_side_droppable(xp, f, vb, fa, out_row, other_first=True)
+            drop_a = _one_side_droppable(xp, f, va, fb, out_row, other_first=False)
+            self.pattern = {(True, True): "intersection", (False, True): "left", (True, False): "right"}.get(
+                (drop_a, drop_b), "union"
+            )
+        out_dtype = xp.result_type(va.dtype, vb.dtype)
+        fa, fb = xp.reshape(fa, (m,)), xp.reshape(fb, (m,))
+        self.fused = _fusable(name, out_dtype)
+        if self.fused and (va.dtype != out_dtype or vb.dtype != out_dtype):
+            va, vb = xp.astype(va, out_dtype), xp.astype(vb, out_dtype)
+            fa, fb = xp.astype(fa, out_dtype), xp.astype(fb, out_dtype)
+        self.va, self.vb, self.fa, self.fb = va, vb, fa, fb
+
+
+def _sparse_sparse(name, annihilating, A, B):
+    from ._coo import COO
+
+    xp = A._xp
+    _check_same_namespace(A, B, name)
     shape = broadcast_shapes(A.shape, B.shape, who=f"sparray.{name}")
     A, B = broadcast_to(A, shape), broadcast_to(B, shape)
     A, B = _align_sparse_ndim(A, B)
     A, B = A.coalesce(), B.coalesce()
     sparse_shape, dense_shape = A.sparse_shape, A.dense_shape
-    m = math.prod(dense_shape)
-    fa = xp.reshape(xp.broadcast_to(A._fill, dense_shape), (1, m))
-    fb = xp.reshape(xp.broadcast_to(B._fill, dense_shape), (1, m))
-    out_fill = as_fill_array(xp, f(A._fill, B._fill), None)
-    va, vb = flat_values(xp, A._values), flat_values(xp, B._values)
-
-    pattern = "union"
-    if annihilating:  # positions only one side holds may all give the output fill: drop them
-        out_row = xp.reshape(xp.broadcast_to(out_fill, dense_shape), (1, m))
-        drop_b = _one_side_droppable(xp, f, vb, fa, out_row, other_first=True)
-        drop_a = _one_side_droppable(xp, f, va, fb, out_row, other_first=False)
-        pattern = {(True, True): "intersection", (False, True): "left", (True, False): "right"}.get((drop_a, drop_b), "union")
-
-    out_dtype = xp.result_type(va.dtype, vb.dtype)
-    fa_flat, fb_flat = xp.reshape(fa, (m,)), xp.reshape(fb, (m,))
-    if _fusable(name, out_dtype):
-        if va.dtype != out_dtype or vb.dtype != out_dtype:
-            va, vb = xp.astype(va, out_dtype), xp.astype(vb, out_dtype)
-            fa_flat, fb_flat = xp.astype(fa_flat, out_dtype), xp.astype(fb_flat, out_dtype)
-        merged = _dispatch.call(
-            "merge_apply", "coo", xp, A._indices, va, fa_flat, B._indices, vb, fb_flat, sparse_shape, pattern, name,
-            work=A.nse + B.nse,
-        )
+    plan = _Plan(name, annihilating, A, B, dense_shape)
+    args = (A._indices, plan.va, plan.fa, B._indices, plan.vb, plan.fb, sparse_shape, plan.pattern, name)
+    if plan.fused:
+        indices, flat = _dispatch.call("merge_apply", "coo", xp, *args, work=A.nse + B.nse)
     else:
-        merged = _merge_apply_general(xp, A._indices, va, fa_flat, B._indices, vb, fb_flat, sparse_shape, pattern, name)
-    indices, flat = merged
+        indices, flat = _merge_apply_general(xp, *args)
     values = unflat_values(xp, flat, dense_shape)
-    out_fill = as_fill_array(xp, out_fill, values.dtype)
+    out_fill = as_fill_array(xp, plan.out_fill, values.dtype)
     return COO._from_parts(xp, indices, values, shape, out_fill, coalesced=True)
+
+
+def _compressed_compressed(name, annihilating, A, B):
+    """``name(A, B)`` for two unbatched CSR (or CSC) arrays of one shape, in that layout."""
+    xp = A._xp
+    _check_same_namespace(A, B, name)
+    A._check_contents()
+    B._check_contents()
+    dense_shape = A.dense_shape
+    plan = _Plan(name, annihilating, A, B, dense_shape)
+    nminor = A._grid[1]
+    args = (A._cidx, A._pidx, plan.va, plan.fa, B._cidx, B._pidx, plan.vb, plan.fb, nminor, plan.pattern, name)
+    if plan.fused:
+        ptr, minor, flat = _dispatch.call("merge_apply", "csr", xp, *args, work=A.nse + B.nse)
+    else:
+        ptr, minor, flat = _merge_apply_rows_general(xp, *args)
+    values = unflat_values(xp, flat, dense_shape)
+    out_fill = as_fill_array(xp, plan.out_fill, values.dtype)
+    return type(A)._from_parts(xp, ptr, minor, values, A.shape, out_fill)
 
 
 # ops with a fused merge-and-apply kernel (sparray.kernels.cpu.binary) for these result dtypes
@@ -286,6 +334,26 @@ def _merge_apply_general(xp, idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, n
         values = xp.reshape(xp.asarray(values), (out_keys.shape[0], va.shape[1]))
     idt = idx_a.dtype if idx_a.dtype == idx_b.dtype else xp.int64
     return unravel(xp, out_keys, sparse_shape, idt), values
+
+
+@_dispatch.register("merge_apply", "csr", "generic")
+def _merge_apply_rows_general(xp, ptr_a, minor_a, va, fa, ptr_b, minor_b, vb, fb, nminor, mode, name):
+    """Row-by-row merge of two compressed arrays (the reference for ``kernels.cpu.binary_rows``):
+    both become (major, minor) index pairs, merge as COO, and the major indices compress again.
+    Index dtype: int32 when every input index is int32 and the result's size fits, else int64.
+    """
+    nmajor = ptr_a.shape[0] - 1
+
+    def pairs(ptr, minor):
+        major = _dispatch.call("expand_offsets", "csr", xp, ptr, xp.int64, work=minor.shape[0])
+        return xp.stack([major, xp.astype(minor, xp.int64)])
+
+    idx, values = _merge_apply_general(xp, pairs(ptr_a, minor_a), va, fa, pairs(ptr_b, minor_b), vb, fb,
+                                       (nmajor, nminor), mode, name)
+    narrow = all(a.dtype == xp.int32 for a in (ptr_a, minor_a, ptr_b, minor_b))
+    idt = xp.int32 if narrow and idx.shape[1] <= 2**31 - 1 else xp.int64
+    ptr = _dispatch.call("compress_offsets", "csr", xp, idx[0, :], nmajor, idt, work=idx.shape[1])
+    return ptr, xp.astype(idx[1, :], idt), values
 
 
 def clip(x, /, min=None, max=None):  # noqa: A002  (array API argument names)

@@ -14,6 +14,7 @@ KERNELS = [
     ("group_reduce",     "coo", "numba", "sparray.kernels.cpu.group_reduce:group_reduce"),
     ("to_dense",         "coo", "numba", "sparray.kernels.cpu.dense:to_dense"),
     ("merge_apply",      "coo", "numba", "sparray.kernels.cpu.binary:merge_apply"),
+    ("merge_apply",      "csr", "numba", "sparray.kernels.cpu.binary_rows:merge_apply_rows"),
     ("scatter_sum",      "coo", "numba", "sparray.kernels.cpu.scatter:scatter_sum"),
     ("compressed_valid", "csr", "numba", "sparray.kernels.cpu.validate:compressed_valid"),
     ("compress_offsets",     "csr", "numba", "sparray.kernels.cpu.compress:compress_offsets"),

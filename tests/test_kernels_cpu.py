@@ -8,6 +8,7 @@ from sparray.kernels.cpu import _sort, coalesce as co, group_reduce as gr, merge
 from sparray.kernels.cpu.binary import MODES as FUSED_MODES
 from sparray.kernels.cpu.binary import OPS as FUSED_OPS
 from sparray.kernels.cpu.binary import merge_apply
+from sparray.kernels.cpu.binary_rows import merge_apply_rows
 from sparray.kernels.cpu.scatter import scatter_sum
 
 DTYPES = [np.bool_, np.int32, np.int64, np.uint8, np.float32, np.float64, np.complex128]
@@ -403,30 +404,40 @@ def _ref_merge_apply(ka, va, fa, kb, vb, fb, mode, op):
     f = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
          "maximum": np.maximum, "minimum": np.minimum}[op]  # fmt: skip
     keys = {"union": np.union1d(ka, kb), "intersection": np.intersect1d(ka, kb), "left": ka, "right": kb}[mode]
-    m = fa.shape[0]
-    sa, sb = set(ka.tolist()), set(kb.tolist())
-    ga = np.array([va[np.searchsorted(ka, k)] if k in sa else fa for k in keys]).reshape(len(keys), m)
-    gb = np.array([vb[np.searchsorted(kb, k)] if k in sb else fb for k in keys]).reshape(len(keys), m)
-    return keys, f(ga, gb)
+
+    def gathered(k, v, fill):  # v at the keys present in k, fill elsewhere
+        pos = np.minimum(np.searchsorted(k, keys), max(len(k) - 1, 0))
+        present = (k[pos] == keys)[:, None] if len(k) else np.zeros((len(keys), 1), bool)
+        return np.where(present, v[pos] if len(k) else fill, fill)
+
+    return keys, f(gathered(ka, va, fa), gathered(kb, vb, fb))
 
 
 @pytest.mark.parametrize("mode", list(FUSED_MODES))
 @pytest.mark.parametrize("op", list(FUSED_OPS))
-@pytest.mark.parametrize("na,nb", [(0, 0), (0, 5), (7, 0), (40, 30), (3000, 2000)])
-def test_merge_apply_matches_reference(mode, op, na, nb):
+@pytest.mark.parametrize("na,nb", [(0, 0), (0, 5), (7, 0), (40, 30), (3000, 2000), (40000, 50000)])
+@pytest.mark.parametrize("shape,m", [((60, 70), 2), ((60, 70), 1), ((4200,), 1), ((6, 10, 70), 1)])
+def test_merge_apply_matches_reference(mode, op, na, nb, shape, m):
+    """Scalar values over 1 or 2 sparse dims take the specialised 2-d kernels, the rest the generic
+    ones; 90000 entries split into several interleaved chunks."""
     rng = np.random.default_rng(na * 7 + nb)
-    shape = (60, 70)
-    ka = np.sort(rng.choice(4200, size=na, replace=False)).astype(np.int64)
-    kb = np.sort(rng.choice(4200, size=nb, replace=False)).astype(np.int64)
-    va, vb = rng.standard_normal((na, 2)), rng.standard_normal((nb, 2))
+    size = max(4200, 2 * (na + nb))
+    shape = shape if size == 4200 else tuple(d * (size // 4200) if k == 0 else d for k, d in enumerate(shape))
+    size = int(np.prod(shape))
+    ka = np.sort(rng.choice(size, size=na, replace=False)).astype(np.int64)
+    kb = np.sort(rng.choice(size, size=nb, replace=False)).astype(np.int64)
+    kb[: nb // 3] = np.sort(rng.choice(ka, size=min(na, nb // 3), replace=False)) if na else kb[: nb // 3]
+    kb = np.unique(kb)
+    nb = len(kb)
+    va, vb = rng.standard_normal((na, m)), rng.standard_normal((nb, m))
     va[::5, 0] = np.nan
-    fa, fb = np.array([0.5, np.nan]), np.array([2.0, -1.0])
-    idx_a = np.array(np.unravel_index(ka, shape), dtype=np.int32).reshape(2, na)
-    idx_b = np.array(np.unravel_index(kb, shape), dtype=np.int32).reshape(2, nb)
+    fa, fb = np.array([0.5, np.nan])[:m], np.array([2.0, -1.0])[:m]
+    idx_a = np.array(np.unravel_index(ka, shape), dtype=np.int32).reshape(len(shape), na)
+    idx_b = np.array(np.unravel_index(kb, shape), dtype=np.int32).reshape(len(shape), nb)
     with np.errstate(all="ignore"):
         out_idx, out_vals = merge_apply(idx_a, va, fa, idx_b, vb, fb, shape, mode, op)
         keys, ref = _ref_merge_apply(ka, va, fa, kb, vb, fb, mode, op)
-    assert out_idx.dtype == np.int32
+    assert out_idx.dtype == np.int32 and out_idx.shape == (len(shape), len(keys))
     np.testing.assert_array_equal(np.ravel_multi_index(tuple(out_idx), shape) if len(keys) else keys, keys)
     np.testing.assert_array_equal(out_vals, ref)
 
@@ -455,6 +466,66 @@ def test_merge_apply_declines_and_rejects():
         merge_apply(idx, c, np.ones(1, complex), idx, c, np.ones(1, complex), (2,), "union", "add")
     with pytest.raises(ValueError):
         merge_apply(idx, np.ones((3, 1)), np.ones(1), idx, np.ones((2, 1)), np.ones(1), (2,), "union", "add")
+
+
+def _random_compressed(rng, nmajor, nminor, density, share=None):
+    """Row pointers and sorted plain indices; with ``share`` (ptr, minor), about a third of the
+    entries are taken from it, so that two operands overlap."""
+    mask = rng.random((nmajor, nminor)) < density
+    if share is not None:
+        ptr, minor = share
+        rows = np.repeat(np.arange(nmajor), np.diff(ptr))
+        keep = rng.random(len(minor)) < 0.33
+        mask[rows[keep], minor[keep]] = True
+    counts = mask.sum(axis=1)
+    ptr = np.zeros(nmajor + 1, np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    return ptr, np.nonzero(mask)[1].astype(np.int64)
+
+
+@pytest.mark.parametrize("mode", list(FUSED_MODES))
+@pytest.mark.parametrize("op", list(FUSED_OPS))
+@pytest.mark.parametrize("nmajor,nminor,density", [(0, 5, 0.5), (1, 1, 1.0), (7, 0, 0.5), (30, 40, 0.2),
+                                                   (300, 1000, 0.15), (3, 120000, 0.3)])
+@pytest.mark.parametrize("m", [1, 2])
+def test_merge_apply_rows_matches_generic(mode, op, nmajor, nminor, density, m):
+    """The row-by-row kernel against the registry's generic path (COO merge + compress); the large
+    cases split into several chunks, the last one into chunks of fewer rows than chunks."""
+    from sparray._elementwise import _merge_apply_rows_general
+
+    rng = np.random.default_rng(nmajor * 31 + nminor + m)
+    ptr_a, minor_a = _random_compressed(rng, nmajor, nminor, density)
+    ptr_b, minor_b = _random_compressed(rng, nmajor, nminor, density, share=(ptr_a, minor_a))
+    va, vb = rng.standard_normal((len(minor_a), m)), rng.standard_normal((len(minor_b), m))
+    va[::7, 0] = np.nan
+    fa, fb = np.array([0.5, np.nan])[:m], np.array([2.0, -1.0])[:m]
+    for idt_a, idt_b in ((np.int32, np.int32), (np.int64, np.int32)):
+        args = (ptr_a.astype(idt_a), minor_a.astype(idt_a), va, fa, ptr_b.astype(idt_b), minor_b.astype(idt_b), vb, fb,
+                nminor, mode, op)
+        with np.errstate(all="ignore"):
+            ptr, minor, vals = merge_apply_rows(*args)
+            rptr, rminor, rvals = _merge_apply_rows_general(np, *args)
+        want = np.int32 if idt_a == idt_b == np.int32 else np.int64
+        assert ptr.dtype == minor.dtype == rptr.dtype == want
+        np.testing.assert_array_equal(ptr, rptr)
+        np.testing.assert_array_equal(minor, rminor)
+        np.testing.assert_array_equal(vals, rvals)
+
+
+def test_merge_apply_rows_declines_and_rejects():
+    ptr, minor = np.array([0, 2]), np.array([0, 1])
+    ones = np.ones((2, 1))
+    with pytest.raises(KernelDeclined):
+        merge_apply_rows(ptr, minor, ones.astype(bool), True, ptr, minor, ones.astype(bool), True, 2, "union", "add")
+    with pytest.raises(KernelDeclined):
+        merge_apply_rows(ptr, minor, ones, 0.0, ptr, minor, ones, 0.0, 2, "union", "atan2")
+    with pytest.raises(KernelDeclined):
+        i64 = ones.astype(np.int64)
+        merge_apply_rows(ptr, minor, i64, 0, ptr, minor, i64, 0, 2, "union", "divide")
+    with pytest.raises(ValueError, match="compressed indices"):
+        merge_apply_rows(ptr, minor, ones, 0.0, np.array([0, 1, 2]), minor, ones, 0.0, 2, "union", "add")
+    with pytest.raises(ValueError, match="do not match"):
+        merge_apply_rows(ptr, minor, np.ones((3, 1)), 0.0, ptr, minor, ones, 0.0, 2, "union", "add")
 
 
 @pytest.mark.parametrize("dtype", ["int64", "float64", "complex128", "float32"])
