@@ -259,7 +259,7 @@ def test_bench_quick_coo_to_csr_only():
 def test_bench_quick_compressed_rows():
     out = _quick("CSR")
     rows = [r for r in _table_rows(out) if not r[0].startswith("Sp") and r[0] != "case"]  # products: below
-    expected = [("COO->CSR", "uniform"), ("COO->CSR", "rmat"), ("COO->CSR", "poisson"),
+    expected = [("A + B (CSR)", "uniform+uniform_b"), ("COO->CSR", "uniform"), ("COO->CSR", "rmat"), ("COO->CSR", "poisson"),
                 ("CSR->CSC", "uniform"), ("CSR->CSC", "rmat"), ("CSR->CSC", "poisson"),
                 ("transpose CSR", "poisson"), ("dense->CSR", "dense10")]
     assert [(r[0], r[1]) for r in rows] == expected
