@@ -58,6 +58,7 @@ from ._sort import threads_for
 __all__ = ["spgemm"]
 
 _JIT = dict(cache=True, nogil=True)
+_INT32_MAX = np.iinfo(np.int32).max
 _PJIT = dict(cache=True, nogil=True, parallel=True)
 
 _CHUNKS_PER_THREAD = 4
@@ -482,7 +483,8 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
 
     Returns
     -------
-    crow : int64[M + 1], col : int64[nnzC], values : [nnzC] of the input dtype -- C in CSR,
+    crow : int64[M + 1], col : [nnzC] int32 when ncols < 2**31 else int64, values : [nnzC] of the
+        input dtype -- C in CSR,
         columns strictly increasing within each row, every structurally reached position
         stored (exact zeros from cancellation included).
 
@@ -524,7 +526,7 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
         if flags:
             _raise_invalid(flags, a_crow, a_col, b_crow, b_col, K, ncols)
         nnz = int(crow[M])
-        col = np.empty(nnz, np.int64)
+        col = np.empty(nnz, np.int32 if ncols <= _INT32_MAX else np.int64)  # no cast for the usual int32 result
         val = np.empty(nnz, av.dtype)
         if nnz:
             acc = np.empty((T, ncols), av.dtype)
