@@ -45,11 +45,20 @@ _COLUMN_MAJOR = {"csc": True, "bsc": True, "csr": False, "bsr": False}
 
 
 def all_finite(xp, x) -> bool:
-    """Whether every element of ``x`` is finite (cheap: one sum; an overflowing sum says no)."""
+    """Whether every element of ``x`` is finite (the registry's ``all_finite``: a parallel pass for
+    NumPy data, one sum elsewhere)."""
     if not xp.isdtype(x.dtype, ("real floating", "complex floating")):
         return True
-    if math.prod(x.shape) == 0:
+    size = math.prod(x.shape)
+    if size == 0:
         return True
+    return bool(_dispatch.call("all_finite", "dense", xp, x, work=size))
+
+
+@_dispatch.register("all_finite", "dense", "generic")
+def _all_finite_generic(xp, x) -> bool:
+    """One sum: finite unless some element is inf or nan (an overflowing sum also says no, so a
+    finite array may take the exact slow route, never the reverse)."""
     return bool(xp.isfinite(xp.sum(x)))
 
 

@@ -29,6 +29,7 @@ KERNELS = [
     ("matmul_dense",         "bsc", "numba", "sparray.kernels.cpu.spmm:bsc_matmul_dense"),
     ("spgemm",               "csr", "numba", "sparray.kernels.cpu.spgemm:spgemm"),
     ("sddmm",                "csr", "numba", "sparray.kernels.cpu.sddmm:sddmm"),
+    ("all_finite",         "dense", "numba", "sparray.kernels.cpu.finite:all_finite"),
 ]  # fmt: skip
 
 # kernels that need no JIT warm-up (plain NumPy): used for inputs of every size

@@ -547,3 +547,38 @@ def test_scatter_sum_rejects_out_of_range_keys():
         scatter_sum(np.array([-1]), np.ones((1, 1)), 5)
     with pytest.raises(KernelDeclined):
         scatter_sum(np.array([0]), np.ones((1, 1), bool), 5)
+
+
+# ---- finite.all_finite ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("n", [1, 3, 17, 1000, 100_003])
+def test_all_finite_finds_every_position(dtype, n):
+    """inf, -inf and nan (in the real or the imaginary part) at the first, last and chunk-edge
+    positions; huge finite values whose sum overflows still count as finite."""
+    from sparray.kernels.cpu.finite import all_finite
+
+    x = np.full(n, np.finfo(np.float32).max / 2, dtype=dtype)
+    assert all_finite(x) and all_finite(x.reshape(n, 1))
+    edges = {0, n - 1, n // 16, n // 2, 15 * n // 16}
+    for p in sorted(edges):
+        for bad in (np.inf, -np.inf, np.nan):
+            y = x.copy()
+            y[p] = bad
+            assert not all_finite(y), (p, bad)
+            if np.dtype(dtype).kind == "c":
+                y = x.copy()
+                y[p] = complex(1.0, bad)
+                assert not all_finite(y), (p, bad, "imag")
+
+
+def test_all_finite_other_dtypes_and_layouts():
+    from sparray.kernels import KernelDeclined
+    from sparray.kernels.cpu.finite import all_finite
+
+    assert all_finite(np.arange(5)) and all_finite(np.ones(3, bool))
+    with pytest.raises(KernelDeclined):
+        all_finite(np.ones((4, 4))[:, ::2])
+    with pytest.raises(KernelDeclined):
+        all_finite(np.ones(3, np.float16))
