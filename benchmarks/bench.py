@@ -174,34 +174,11 @@ def coalesced_coo(libname: str, mats):
 
 
 def csr_input(libname: str, mats):
-    """Each library's CSR with int32 indices, built from its coalesced COO: sparray
-    ``to_layout("csr")``, scipy canonical csr_array (which would keep the int64 of the coordinates),
-    pydata GCXS with compressed_axes=(0,), torch sparse_csr tensor."""
-    (m,) = mats
-    return (_csr_one(libname, m),)
+    """Each library's CSR with int32 indices (``cases_linalg._csr``: scipy's canonical csr_array,
+    which would keep the int64 of the coordinates, cast to int32, and every library's CSR of it)."""
+    from cases_linalg import _csr
 
-
-def csr_pair(libname: str, mats):
-    """Two CSR operands (see :func:`csr_input`)."""
-    return tuple(_csr_one(libname, m) for m in mats)
-
-
-def _csr_one(libname: str, m: Mat):
-    A = _coalesced_one(libname, m)
-    i32 = np.int32
-    if libname == "sparray":
-        X = A.to_layout("csr")
-        return lib("sparray").CSR(X.crow_indices.astype(i32), X.col_indices.astype(i32), X.values, X.shape)
-    if libname == "scipy":
-        return lib("scipy").csr_array((A.data, A.indices.astype(i32), A.indptr.astype(i32)), shape=A.shape)
-    if libname == "sparse":
-        return A.asformat("gcxs", compressed_axes=[0])
-    if libname == "torch":
-        torch = lib("torch")
-        X = A.to_sparse_csr()
-        return torch.sparse_csr_tensor(X.crow_indices().to(torch.int32), X.col_indices().to(torch.int32),
-                                       X.values(), X.shape)
-    raise NotAvailable(libname)
+    return tuple(_csr(libname, m) for m in mats)
 
 
 def dense_input(libname: str, mats):
@@ -462,7 +439,7 @@ def build_cases() -> list:
              {"sparray": add, "scipy": add, "sparse": add, "torch": add},
              check="coo2d", slow=("sparse",),
              note="coalesced inputs, int64 indices; scipy uses csr_array + csr_array (its fast path)"),
-        Case("A + B (CSR)", ("uniform", "uniform_b"), csr_pair,
+        Case("A + B (CSR)", ("uniform", "uniform_b"), csr_input,
              {"sparray": add, "scipy": add, "sparse": add, "torch": add},
              check="compressed", slow=("sparse",),
              note="CSR + CSR with int32 indices for every library (pydata GCXS)"),

@@ -222,14 +222,14 @@ def _same_compressed(A, B) -> bool:
 class _Plan:
     """What a binary op of two aligned, coalesced sparse operands computes.
 
-    ``f``: the namespace function; ``pattern``: union, intersection, left or right; ``out_fill``;
+    ``pattern``: union, intersection, left or right; ``out_fill``;
     ``va``/``vb``: both sides' values as (nse, m) and ``fa``/``fb`` their fills as (m,), cast to
     one dtype when ``fused`` (a kernel of ``sparray.kernels.cpu.binary`` computes the op).
     """
 
     def __init__(self, name, annihilating, A, B, dense_shape):
         xp = A._xp
-        self.f = f = _fn(xp, name)
+        f = _fn(xp, name)
         m = math.prod(dense_shape)
         fa = xp.reshape(xp.broadcast_to(A._fill, dense_shape), (1, m))
         fb = xp.reshape(xp.broadcast_to(B._fill, dense_shape), (1, m))

@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import KernelDeclined
 
-__all__ = ["merge_apply", "OPS", "MODES"]
+__all__ = ["merge_apply", "OPS", "MODES", "fused_operands", "chunk_count", "union_scalar_run"]
 
 OPS = {"add": 0, "subtract": 1, "multiply": 2, "divide": 3, "maximum": 4, "minimum": 5}
 MODES = {"union": 0, "intersection": 1, "left": 2, "right": 3}
@@ -177,48 +177,57 @@ def _equal_keys_2d(ar, ac, br, bc, ncols, ab, bb):
     return eq
 
 
-@numba.njit(parallel=True, **_JIT)
-def _write_union_2d(ar, ac, va, fa, br, bc, vb, fb, ncols, ab, bb, offsets, op, orow, ocol, out):
-    """Union of scalar-valued (row, col) operands. The keys and values of the current positions
-    stay in registers between steps; ``fa``/``fb`` are scalars.
+@numba.njit(inline="always")
+def union_scalar_run(ar, ac, va, fa, br, bc, vb, fb, ncols, i, iend, j, jend, o, op, orow, ocol, out):
+    """Union of the sorted runs ``[i, iend)`` of A and ``[j, jend)`` of B written from ``o`` on;
+    returns the next output position. Scalar values (``va``, ``vb``, ``out`` 1-D; ``fa``, ``fb``
+    scalars); keys ``row * ncols + col``. The keys and values of the current positions stay in
+    registers between steps (about twice the speed of reloading them through index loops).
 
-    A 1-d operand passes its one index row as both ``ar`` and ``ac`` with ``ncols == 0`` (key =
-    the index) and the one output row as both ``orow`` and ``ocol`` (both writes store the same).
+    One index per entry (a vector, or a CSR row's plain indices) passes its index array as both
+    ``ar`` and ``ac`` with ``ncols == 0`` (key = the index) and its output as both ``orow`` and
+    ``ocol`` (both writes store the same value).
     """
-    nch = ab.shape[0] - 1
-    for c in numba.prange(nch):
-        i, iend, j, jend = ab[c], ab[c + 1], bb[c], bb[c + 1]
-        o = offsets[c]
-        if i < iend and j < jend:
+    if i < iend and j < jend:
+        ra, ca, xa = ar[i], ac[i], va[i]
+        rb, cb, xb = br[j], bc[j], vb[j]
+        while True:
+            ka = ra * ncols + ca
+            kb = rb * ncols + cb
+            take_a = ka <= kb
+            take_b = kb <= ka
+            orow[o] = ra if take_a else rb
+            ocol[o] = ca if take_a else cb
+            out[o] = _apply(op, xa if take_a else fa, xb if take_b else fb)
+            o += 1
+            i += take_a
+            j += take_b
+            if i >= iend or j >= jend:
+                break
             ra, ca, xa = ar[i], ac[i], va[i]
             rb, cb, xb = br[j], bc[j], vb[j]
-            while True:
-                ka = ra * ncols + ca
-                kb = rb * ncols + cb
-                take_a = ka <= kb
-                take_b = kb <= ka
-                orow[o] = ra if take_a else rb
-                ocol[o] = ca if take_a else cb
-                out[o] = _apply(op, xa if take_a else fa, xb if take_b else fb)
-                o += 1
-                i += take_a
-                j += take_b
-                if i >= iend or j >= jend:
-                    break
-                ra, ca, xa = ar[i], ac[i], va[i]
-                rb, cb, xb = br[j], bc[j], vb[j]
-        while i < iend:
-            orow[o] = ar[i]
-            ocol[o] = ac[i]
-            out[o] = _apply(op, va[i], fb)
-            o += 1
-            i += 1
-        while j < jend:
-            orow[o] = br[j]
-            ocol[o] = bc[j]
-            out[o] = _apply(op, fa, vb[j])
-            o += 1
-            j += 1
+    while i < iend:
+        orow[o] = ar[i]
+        ocol[o] = ac[i]
+        out[o] = _apply(op, va[i], fb)
+        o += 1
+        i += 1
+    while j < jend:
+        orow[o] = br[j]
+        ocol[o] = bc[j]
+        out[o] = _apply(op, fa, vb[j])
+        o += 1
+        j += 1
+    return o
+
+
+@numba.njit(parallel=True, **_JIT)
+def _write_union_2d(ar, ac, va, fa, br, bc, vb, fb, ncols, ab, bb, offsets, op, orow, ocol, out):
+    """Union of scalar-valued (row, col) operands, chunk by chunk (see :func:`union_scalar_run`)."""
+    nch = ab.shape[0] - 1
+    for c in numba.prange(nch):
+        union_scalar_run(ar, ac, va, fa, br, bc, vb, fb, ncols, ab[c], ab[c + 1], bb[c], bb[c + 1], offsets[c],
+                         op, orow, ocol, out)
 
 
 @numba.njit(parallel=True, **_JIT)
@@ -292,25 +301,42 @@ def _tails(ia, va, fa, ib, vb, fb, i, iend, j, jend, o, keep_a, keep_b, op, out_
             j += 1
 
 
-def merge_apply(idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, op):
+def fused_operands(who, va, fa, vb, fb, mode, op):
+    """The checks every fused merge kernel makes: ``op`` and ``mode`` known, values ``(n, m)`` of
+    one supported dtype. Returns ``va``, ``vb`` C-contiguous and the fills as ``(1, m)`` rows.
+    KernelDeclined for an op, dtype or pairing without a kernel; ValueError for bad arguments."""
     if op not in OPS:
         raise KernelDeclined(f"op {op!r} has no fused kernel (fused: {', '.join(OPS)})")
     if mode not in MODES:
-        raise ValueError(f"merge_apply: mode must be one of {tuple(MODES)}; got {mode!r}")
+        raise ValueError(f"{who}: mode must be one of {tuple(MODES)}; got {mode!r}")
     va, vb = np.ascontiguousarray(va), np.ascontiguousarray(vb)
     dt = va.dtype
     if vb.dtype != dt or dt not in _DTYPES:
         raise KernelDeclined(f"values of dtypes {va.dtype}/{vb.dtype}: the fused kernel takes one of {sorted(map(str, _DTYPES))}")
     if op == "divide" and dt.kind in "iu":
         raise KernelDeclined(f"{op} on {dt} has no fused kernel")
-    s = len(sparse_shape)
-    if idx_a.ndim != 2 or idx_b.ndim != 2 or idx_a.shape[0] != s or idx_b.shape[0] != s:
-        raise ValueError(f"merge_apply: index arrays must be ({s}, n); got {idx_a.shape} and {idx_b.shape}")
-    if va.ndim != 2 or vb.ndim != 2 or va.shape[0] != idx_a.shape[1] or vb.shape[0] != idx_b.shape[1] or va.shape[1] != vb.shape[1]:
-        raise ValueError(f"merge_apply: values {va.shape}, {vb.shape} do not match indices {idx_a.shape}, {idx_b.shape}")
+    if va.ndim != 2 or vb.ndim != 2 or va.shape[1] != vb.shape[1]:
+        raise ValueError(f"{who}: values must be (n, m) with one m; got {va.shape} and {vb.shape}")
     m = va.shape[1]
     fa = np.ascontiguousarray(np.broadcast_to(np.asarray(fa, dtype=dt), (m,))).reshape(1, m)
     fb = np.ascontiguousarray(np.broadcast_to(np.asarray(fb, dtype=dt), (m,))).reshape(1, m)
+    return va, fa, vb, fb
+
+
+def chunk_count(entries):
+    """Chunks of work for ``entries`` merged entries: one below 2**16, else four per thread."""
+    return 1 if entries < (1 << 16) else 4 * numba.get_num_threads()
+
+
+def merge_apply(idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, op):
+    va, fa, vb, fb = fused_operands("merge_apply", va, fa, vb, fb, mode, op)
+    dt = va.dtype
+    s = len(sparse_shape)
+    if idx_a.ndim != 2 or idx_b.ndim != 2 or idx_a.shape[0] != s or idx_b.shape[0] != s:
+        raise ValueError(f"merge_apply: index arrays must be ({s}, n); got {idx_a.shape} and {idx_b.shape}")
+    if va.shape[0] != idx_a.shape[1] or vb.shape[0] != idx_b.shape[1]:
+        raise ValueError(f"merge_apply: values {va.shape}, {vb.shape} do not match indices {idx_a.shape}, {idx_b.shape}")
+    m = va.shape[1]
     if idx_a.dtype != idx_b.dtype:
         idx_a, idx_b = idx_a.astype(np.int64), idx_b.astype(np.int64)
     idx_a, idx_b = np.ascontiguousarray(idx_a), np.ascontiguousarray(idx_b)
@@ -320,7 +346,7 @@ def merge_apply(idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, op):
         strides[d] = acc
         acc *= int(sparse_shape[d])
     total_in = idx_a.shape[1] + idx_b.shape[1]
-    nchunks = 1 if total_in < (1 << 16) else 4 * numba.get_num_threads()
+    nchunks = chunk_count(total_in)
     ab, bb = _split(idx_a, idx_b, strides, nchunks)
     fast = s in (1, 2) and m == 1  # scalar values over a vector or a matrix: the 2-d kernels
     if fast:

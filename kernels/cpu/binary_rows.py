@@ -32,9 +32,8 @@ the counted total.
 import numba
 import numpy as np
 
-from .. import KernelDeclined
 from ._common import row_splits
-from .binary import _DTYPES, MODES, OPS, _apply
+from .binary import MODES, OPS, _apply, chunk_count, fused_operands, union_scalar_run
 
 __all__ = ["merge_apply_rows"]
 
@@ -92,35 +91,13 @@ def _chunk_sizes(pa, ma, pb, mb, splits, union):
 @numba.njit(parallel=True, **_JIT)
 def _write_union_scalar(pa, ma, va, fa, pb, mb, vb, fb, splits, starts, op, out_ptr, out_minor, out_vals):
     """Union of scalar-valued operands (``va``, ``vb``, ``out_vals`` 1-D; ``fa``, ``fb`` scalars):
-    a branch-free merge per row that keeps the current indices and values in registers."""
+    the registers-held merge of :func:`.binary.union_scalar_run` per row, one index per entry."""
     nch = splits.shape[0] - 1
     for c in numba.prange(nch):
         o = starts[c]
         for r in range(splits[c], splits[c + 1]):
-            i, iend, j, jend = pa[r], pa[r + 1], pb[r], pb[r + 1]
-            if i < iend and j < jend:
-                ka, xa, kb, xb = ma[i], va[i], mb[j], vb[j]
-                while True:
-                    take_a = ka <= kb
-                    take_b = kb <= ka
-                    out_minor[o] = ka if take_a else kb
-                    out_vals[o] = _apply(op, xa if take_a else fa, xb if take_b else fb)
-                    o += 1
-                    i += take_a
-                    j += take_b
-                    if i >= iend or j >= jend:
-                        break
-                    ka, xa, kb, xb = ma[i], va[i], mb[j], vb[j]
-            while i < iend:
-                out_minor[o] = ma[i]
-                out_vals[o] = _apply(op, va[i], fb)
-                o += 1
-                i += 1
-            while j < jend:
-                out_minor[o] = mb[j]
-                out_vals[o] = _apply(op, fa, vb[j])
-                o += 1
-                j += 1
+            o = union_scalar_run(ma, ma, va, fa, mb, mb, vb, fb, 0, pa[r], pa[r + 1], pb[r], pb[r + 1], o,
+                                 op, out_minor, out_minor, out_vals)
             out_ptr[r + 1] = o
 
 
@@ -130,6 +107,8 @@ def _put(out_minor, out_vals, o, k, op, x, xi, y, yj):
     out_minor[o] = k
     for t in range(out_vals.shape[1]):
         out_vals[o, t] = _apply(op, x[xi, t], y[yj, t])
+
+
 
 
 @numba.njit(parallel=True, **_JIT)
@@ -174,29 +153,18 @@ def _write_rows(pa, ma, va, fa, pb, mb, vb, fb, splits, starts, mode, op, out_pt
 
 
 def merge_apply_rows(ptr_a, minor_a, va, fa, ptr_b, minor_b, vb, fb, nminor, mode, op):
-    if op not in OPS:
-        raise KernelDeclined(f"op {op!r} has no fused kernel (fused: {', '.join(OPS)})")
-    if mode not in MODES:
-        raise ValueError(f"merge_apply_rows: mode must be one of {tuple(MODES)}; got {mode!r}")
-    va, vb = np.ascontiguousarray(va), np.ascontiguousarray(vb)
+    va, fa, vb, fb = fused_operands("merge_apply_rows", va, fa, vb, fb, mode, op)
     dt = va.dtype
-    if vb.dtype != dt or dt not in _DTYPES:
-        raise KernelDeclined(f"values of dtypes {va.dtype}/{vb.dtype}: the fused kernel takes one of {sorted(map(str, _DTYPES))}")
-    if op == "divide" and dt.kind in "iu":
-        raise KernelDeclined(f"{op} on {dt} has no fused kernel")
     if ptr_a.ndim != 1 or ptr_a.shape != ptr_b.shape or ptr_a.shape[0] < 1:
         raise ValueError(f"merge_apply_rows: compressed indices must be 1-D of one length; got {ptr_a.shape} and {ptr_b.shape}")
     na, nb = minor_a.shape[0], minor_b.shape[0]
-    if va.ndim != 2 or vb.ndim != 2 or va.shape[0] != na or vb.shape[0] != nb or va.shape[1] != vb.shape[1]:
+    if va.shape[0] != na or vb.shape[0] != nb:
         raise ValueError(f"merge_apply_rows: values {va.shape}, {vb.shape} do not match {na} and {nb} entries")
     m = va.shape[1]
-    fa = np.ascontiguousarray(np.broadcast_to(np.asarray(fa, dtype=dt), (m,))).reshape(1, m)
-    fb = np.ascontiguousarray(np.broadcast_to(np.asarray(fb, dtype=dt), (m,))).reshape(1, m)
     idt = np.dtype(np.int32) if ptr_a.dtype == ptr_b.dtype == minor_a.dtype == minor_b.dtype == np.int32 else np.dtype(np.int64)
-    pa, pb = (np.ascontiguousarray(p, dtype=idt if p.dtype == idt else np.int64) for p in (ptr_a, ptr_b))
-    ma, mb = (np.ascontiguousarray(x, dtype=idt if x.dtype == idt else np.int64) for x in (minor_a, minor_b))
+    pa, pb, ma, mb = (np.ascontiguousarray(x, dtype=idt) for x in (ptr_a, ptr_b, minor_a, minor_b))
     nmajor = pa.shape[0] - 1
-    nchunks = 1 if na + nb < (1 << 16) else 4 * numba.get_num_threads()
+    nchunks = chunk_count(na + nb)
     splits = row_splits(pa.astype(np.int64) + pb, nchunks, 1)
     mode_id = MODES[mode]
     if mode_id <= 1:  # union or intersection: count first
