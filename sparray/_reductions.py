@@ -149,10 +149,14 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
 
     if kind == "sum" and zero_fill and rd == 1 and groups.kept and not groups.identity and groups.nkeys <= 4 * A.nse + 65536:
         # zero fill: no counts needed; one dense scatter-add, then keep the non-zero sums
+        # keys from the first sparse dim are sorted in any row-major COO (the kernel checks,
+        # and an unsorted input costs it a few steps): a streaming pass, no private accumulators
+        sorted_keys = groups.kept == [0]
         dense = _dispatch.call(
-            "scatter_sum", "coo", xp, groups.keys, xp.reshape(vals, (A.nse, m)), groups.nkeys, work=A.nse
+            "scatter_sum", "coo", xp, groups.keys, xp.reshape(vals, (A.nse, m)), groups.nkeys, sorted_keys, work=A.nse
         )
-        keys = xp.nonzero(xp.any(dense != 0, axis=1))[0]
+        nonzero = dense[:, 0] != 0 if m == 1 else xp.any(dense != 0, axis=1)
+        keys = xp.nonzero(nonzero)[0]
         result = xp.take(dense, keys, axis=0)
     else:
         keys, result, _ = _grouped(xp, kind, groups, vals, fills, total, correction)

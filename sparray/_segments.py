@@ -82,8 +82,9 @@ def group_reduce_generic(xp, keys, values, nkeys, op):
 
 
 @register("scatter_sum", "coo", "generic")
-def scatter_sum_generic(xp, keys, values, nkeys):
-    """Dense per-key sums: group_reduce, then a searchsorted gather (the array API has no scatter)."""
+def scatter_sum_generic(xp, keys, values, nkeys, sorted_keys=False):
+    """Dense per-key sums: group_reduce, then a searchsorted gather (the array API has no scatter).
+    ``sorted_keys`` is the kernels' hint; the sort here does not need it."""
     ukeys, acc, _ = group_reduce_generic(xp, xp.astype(keys, xp.int64), values, nkeys, "sum")
     m = values.shape[1]
     if ukeys.shape[0] == 0:

@@ -529,7 +529,7 @@ def test_merge_apply_rows_declines_and_rejects():
 
 
 @pytest.mark.parametrize("dtype", ["int64", "float64", "complex128", "float32"])
-@pytest.mark.parametrize("n,nkeys,m", [(0, 5, 1), (1, 1, 1), (100, 7, 3), (200_000, 1000, 1), (50_000, 200_000, 2)])
+@pytest.mark.parametrize("n,nkeys,m", [(0, 5, 1), (1, 1, 1), (100, 7, 3), (200_000, 1000, 1), (200_000, 1000, 2), (50_000, 200_000, 2)])
 def test_scatter_sum_matches_add_at(dtype, n, nkeys, m):
     rng = np.random.default_rng(n + nkeys)
     keys = rng.integers(0, nkeys, size=n)
@@ -552,6 +552,44 @@ def test_scatter_sum_counts_bad_keys_anywhere(m):
         k[p] = bad
         with pytest.raises(ValueError, match="1 keys outside"):
             scatter_sum(k, np.ones((n, m)), 1000)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float64", "complex128"])
+@pytest.mark.parametrize(
+    "n,nkeys,maxrun",
+    [(1, 1, 1), (3, 10, 2), (7, 3, 7), (200_003, 50_000, 9), (200_000, 7, 200_000), (300_001, 10**6, 1)],
+)
+def test_scatter_sum_sorted_hint_matches_add_at(dtype, n, nkeys, maxrun):
+    """Sorted keys (runs of 1..maxrun, so runs cross every stream and chunk edge; one key for the
+    whole input in one case) through the streaming pass, with int32 and int64 keys."""
+    rng = np.random.default_rng(n + nkeys)
+    runs = rng.integers(1, maxrun + 1, size=n)
+    keys = np.sort(rng.choice(nkeys, size=min(n, nkeys), replace=False))
+    keys = np.repeat(keys, runs[: keys.size])[:n]
+    keys = np.concatenate([keys, np.full(n - keys.size, keys[-1])]) if keys.size < n else keys
+    values = rng.integers(-5, 5, size=(n, 1)).astype(dtype)
+    expected = np.zeros((nkeys, 1), dtype=dtype)
+    np.add.at(expected, keys, values)
+    for k in (keys, keys.astype(np.int32)):
+        np.testing.assert_array_equal(scatter_sum(k, values, nkeys, sorted_keys=True), expected)
+
+
+@pytest.mark.parametrize("where", [0, 1, 49_999, 50_000, 100_000, 199_999])
+def test_scatter_sum_sorted_hint_wrong_or_bad_keys(where):
+    """A wrong hint (a decrease anywhere, at stream and chunk edges too) still gives the right
+    sums; an out-of-range key still raises, never used as an address."""
+    n, nkeys = 200_000, 1000
+    keys = np.sort(np.random.default_rng(where).integers(0, nkeys, n))
+    values = np.ones((n, 1))
+    k = keys.copy()
+    k[where] = (k[where] + 500) % nkeys if where else nkeys - 1  # out of order
+    expected = np.bincount(k, minlength=nkeys).reshape(nkeys, 1).astype(float)
+    np.testing.assert_array_equal(scatter_sum(k, values, nkeys, sorted_keys=True), expected)
+    for bad in (-1, nkeys, 2**62):
+        k = keys.copy()
+        k[where] = bad
+        with pytest.raises(ValueError, match="1 keys outside"):
+            scatter_sum(k, values, nkeys, sorted_keys=True)
 
 
 def test_scatter_sum_rejects_out_of_range_keys():
