@@ -47,7 +47,7 @@ def unravel(xp, keys, sparse_shape, index_dtype):
     if len(sparse_shape) == 0:
         return xp.zeros((0, n), dtype=index_dtype)
     if len(sparse_shape) == 1:
-        return xp.reshape(xp.astype(keys, index_dtype), (1, n))
+        return xp.reshape(xp.astype(keys, index_dtype, copy=False), (1, n))
     rows = []
     rest = keys
     for size in reversed(sparse_shape[1:]):
