@@ -2,17 +2,19 @@
 
 The hot path of ``sum`` over sparse axes when the fill is zero (no per-key counts are needed,
 so each row costs one scattered add). ``keys`` int32 or int64 (any order), ``values`` (n, m)
-of a numeric dtype, ``acc`` (nkeys, m) of the same dtype. Each thread adds its slice of rows into
-a private accumulator; the accumulators are summed at the end, so float results may differ in
-the last bits with the thread count. A key outside ``[0, nkeys)`` is never used as an address:
-it is counted, and the wrapper raises ValueError.
+of a numeric dtype, ``acc`` (nkeys, m) of the same dtype. Thread 0 adds its slice of rows into
+the result, every other thread into a private accumulator (kept between calls in a per-thread
+workspace: fresh pages cost a page fault each), and the accumulators are folded into the result
+in place, so float results may differ in the last bits with the thread count. A key outside
+``[0, nkeys)`` is never used as an address: it is counted, and the wrapper raises ValueError.
 
-Sorted keys (``sorted_keys=True``, a hint: the rows of a coalesced COO summed over its trailing
-axes) take a streaming pass instead: each run of equal keys is summed in a register and stored
-once into the one shared result, no private accumulators (which cost their zeroing, their page
-faults and a final pass). Each chunk defers its first run, the only one a neighbour can share,
-to a serial fix-up. The pass checks the order as it goes; keys that turn out unsorted or out of
-range send the call to the general kernel, so a wrong hint costs time, never correctness.
+Sorted keys (``sorted_keys=True``, a hint: the keys of a sum over trailing axes come from the
+first index row of a row-major COO) take a streaming pass into the one result instead: four
+slices per thread walked side by side, each keeping the running sum of its current key in a
+register and storing it at every step, so the last store of a run holds the run's sum with no
+branch on where runs end; a run cut by a slice edge is summed again whole afterwards. The pass
+checks the order as it goes; keys that turn out unsorted or out of range send the call to the
+general kernel, so a wrong hint costs time, never correctness.
 
 >>> import numpy as np
 >>> scatter_sum(np.array([2, 0, 2]), np.array([[1.0], [2.0], [4.0]]), 3).ravel().tolist()
