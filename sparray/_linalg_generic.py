@@ -2,9 +2,10 @@
 
 Registered in the device registry as the ``"generic"`` implementations of
 
-- ``matmul_dense`` for ``csr`` ``(crow, col, values, x)``, ``csc`` ``(ccol, row, values, x, nrows)``,
-  ``bsr`` ``(crow, col, blocks, x)`` and ``bsc`` ``(ccol, row, blocks, x, nrows)``: ``A @ x`` for a
-  dense ``x`` of shape ``(K,)`` or ``(K, N)``; the result has x's dtype and shape ``(M,)`` / ``(M, N)``;
+- ``matmul_dense`` for ``csr`` ``(crow, col, values, x, report_finite=False)``, ``csc`` ``(ccol, row, values, x, nrows)``,
+  ``bsr`` ``(crow, col, blocks, x, report_finite=False)`` and ``bsc`` ``(ccol, row, blocks, x, nrows)``: ``A @ x``
+  for a dense ``x`` of shape ``(K,)`` or ``(K, N)``; the result has x's dtype and shape ``(M,)`` / ``(M, N)``,
+  and with ``report_finite`` comes as ``(y, whether every element of y is finite)``;
 - ``spgemm`` for ``csr``: ``(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols)`` ->
   ``(crow, col, values)`` of ``A @ B``, columns sorted and unique in every row, int64 indices,
   every structurally reachable position kept (exact zeros from cancellation too);
@@ -29,8 +30,13 @@ def _as_2d(xp, x):
     return (xp.reshape(x, (x.shape[0], 1)), True) if x.ndim == 1 else (x, False)
 
 
-def _finish(xp, y, was_vector):
-    return xp.reshape(y, (y.shape[0],)) if was_vector else y
+def _finish(xp, y, was_vector, report_finite=False):
+    """y as the caller passed x (1-d or 2-d); with ``report_finite`` also whether y is all finite."""
+    y = xp.reshape(y, (y.shape[0],)) if was_vector else y
+    if not report_finite:
+        return y
+    inexact = xp.isdtype(y.dtype, ("real floating", "complex floating"))
+    return y, (not inexact or bool(xp.all(xp.isfinite(y))))
 
 
 def _sum_rows(xp, keys, contributions, nrows):
@@ -39,11 +45,11 @@ def _sum_rows(xp, keys, contributions, nrows):
 
 
 @register("matmul_dense", "csr", "generic")
-def csr_matmul_dense(xp, crow, col, values, x):
+def csr_matmul_dense(xp, crow, col, values, x, report_finite=False):
     x2, vec = _as_2d(xp, x)
     rows = expand_offsets(xp, crow, xp.int64)
     contrib = xp.reshape(values, (values.shape[0], 1)) * xp.take(x2, xp.astype(col, xp.int64), axis=0)
-    return _finish(xp, _sum_rows(xp, rows, contrib, crow.shape[0] - 1), vec)
+    return _finish(xp, _sum_rows(xp, rows, contrib, crow.shape[0] - 1), vec, report_finite)
 
 
 @register("matmul_dense", "csc", "generic")
@@ -64,13 +70,13 @@ def _block_contributions(xp, blocks, x2, block_cols):
 
 
 @register("matmul_dense", "bsr", "generic")
-def bsr_matmul_dense(xp, crow, col, blocks, x):
+def bsr_matmul_dense(xp, crow, col, blocks, x, report_finite=False):
     x2, vec = _as_2d(xp, x)
     bh = blocks.shape[1]
     mb = crow.shape[0] - 1
     rows = expand_offsets(xp, crow, xp.int64)
     y = _sum_rows(xp, rows, _block_contributions(xp, blocks, x2, col), mb)
-    return _finish(xp, xp.reshape(y, (mb * bh, x2.shape[1])), vec)
+    return _finish(xp, xp.reshape(y, (mb * bh, x2.shape[1])), vec, report_finite)
 
 
 @register("matmul_dense", "bsc", "generic")

@@ -39,7 +39,9 @@ from ._compress import CSR, _build, _equalize_batches, _Parts, _parts_of
 from ._fill import fill_is_zero
 from ._manipulation import broadcast_shapes, broadcast_to
 
-__all__ = ["MatrixOperand", "all_finite", "sparse_times_dense", "sparse_times_sparse", "spgemm_zero_fill"]
+__all__ = [
+    "MatrixOperand", "all_finite", "sparse_times_dense", "sparse_times_sparse", "spgemm_zero_fill", "unused_rows_of_x",
+]  # fmt: skip
 
 _COLUMN_MAJOR = {"csc": True, "bsc": True, "csr": False, "bsr": False}
 
@@ -60,6 +62,43 @@ def _all_finite_generic(xp, x) -> bool:
     """One sum: finite unless some element is inf or nan (an overflowing sum also says no, so a
     finite array may take the exact slow route, never the reverse)."""
     return bool(xp.isfinite(xp.sum(x)))
+
+
+@_dispatch.register("unused_minor", "csr", "generic")
+def _unused_minor_generic(xp, minor, nminor):
+    """The sorted int64 indices in ``[0, nminor)`` that appear nowhere in ``minor``."""
+    present = xp.sort(xp.unique_values(xp.astype(minor, xp.int64)))
+    every = xp.arange(nminor, dtype=xp.int64)
+    if present.shape[0] == 0:
+        return every
+    pos = xp.searchsorted(present, every)
+    clipped = xp.where(pos < present.shape[0], pos, xp.full_like(pos, present.shape[0] - 1))
+    return xp.nonzero(xp.take(present, clipped) != every)[0]
+
+
+def unused_rows_of_x(A, x_size):
+    """Rows of a dense ``X`` that no stored element of the unbatched row-compressed ``A`` reads in
+    ``A @ X`` (its columns without entries; for BSR every row of an empty block column), or None.
+
+    Derived from the pattern (one pass over the column indices) and kept on the array
+    (``A._unused_x_rows``), like the validity check: the products use it to skip a finiteness
+    pass over all of X. The pass is made when it costs less than checking an X of ``x_size``
+    elements, or on the array's second product (it will likely see more); else None.
+    """
+    rows = getattr(A, "_unused_x_rows", None)
+    if rows is None and x_size < A.nse:
+        A._unused_x_rows = False  # seen once; computed if A comes back
+        return None
+    if rows is None or rows is False:
+        xp = A._xp
+        A._check_contents()
+        bw = A._block[1] if A.layout == "bsr" else 1
+        nminor = A.shape[-1] // bw
+        unused = _dispatch.call("unused_minor", "csr", xp, A._pidx, nminor, work=A._pidx.shape[0])
+        if bw > 1:
+            unused = xp.reshape(xp.reshape(unused * bw, (-1, 1)) + xp.arange(bw, dtype=xp.int64), (-1,))
+        rows = A._unused_x_rows = unused
+    return rows
 
 
 class MatrixOperand:
@@ -103,11 +142,12 @@ class MatrixOperand:
             offsets, minor = xp.astype(offsets, xp.int64), xp.astype(minor, xp.int64)
         return offsets, minor
 
-    def apply(self, x2, values=None, *, shifted=True):
+    def apply(self, x2, values=None, *, shifted=True, report_finite=False):
         """The block-diagonal matrix (with ``values`` on the pattern) times the dense 2-d ``x2``.
 
         ``x2`` has ``nbatch * K`` rows when ``shifted`` (batch b reads rows b*K...), else ``K``
-        rows shared by every batch (row-compressed layouts only). Returns (nbatch * M, N).
+        rows shared by every batch (row-compressed layouts only). Returns (nbatch * M, N), and
+        with ``report_finite`` (row-compressed layouts) ``(result, whether it is all finite)``.
         """
         xp = self.xp
         offsets, minor = self._indices(shifted)
@@ -116,6 +156,9 @@ class MatrixOperand:
         work = self.parts.nnz + offsets.shape[0]
         if self.column_major:
             y = _dispatch.call("matmul_dense", self.layout, xp, offsets, minor, vals, x, self.nbatch * self.M, work=work)
+        elif report_finite:
+            y, finite = _dispatch.call("matmul_dense", self.layout, xp, offsets, minor, vals, x, True, work=work)
+            return xp.reshape(y, (y.shape[0], x2.shape[1])), finite
         else:
             y = _dispatch.call("matmul_dense", self.layout, xp, offsets, minor, vals, x, work=work)
         return xp.reshape(y, (y.shape[0], x2.shape[1]))
@@ -163,15 +206,26 @@ def sparse_times_dense(A, X):
         A = broadcast_to(A, (*bshape, *A.shape[-2:]))
     op = MatrixOperand(A)
     a = op.fill
+    zero_fill = fill_is_zero(xp, a)
+    Y = None
+    unread = None
+    if zero_fill and not op.batch_shape and X.ndim == 2 and op.layout in ("csr", "bsr"):
+        unread = unused_rows_of_x(A, X.shape[0] * X.shape[1])
+    if unread is not None:
+        # A finite product has read only finite rows of X (inf or nan times anything stored is
+        # not finite, and stays so through the sum): only X's unread rows need a check then.
+        Y, finite = op.apply(X, report_finite=True)
+        if finite and all_finite(xp, xp.take(X, unread, axis=0)):
+            return Y
     if all_finite(xp, X):
-        if fill_is_zero(xp, a):
-            return op.times(X)
+        if zero_fill:
+            return op.times(X) if Y is None else Y
         if all_finite(xp, a):
             colsum = xp.sum(X, axis=-2, keepdims=True)
             return op.times(X, op.parts.values - a) + a * colsum  # A0 @ X + a * (1 @ X)
     if xp.isdtype(X.dtype, "complex floating"):
         return xp.matmul(A.to_dense(), X)
-    return op.times(X) + _unspecified_term(op, a, X)
+    return (op.times(X) if Y is None else Y) + _unspecified_term(op, a, X)
 
 
 def _unspecified_term(op: MatrixOperand, a, X):

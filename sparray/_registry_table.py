@@ -30,6 +30,7 @@ KERNELS = [
     ("spgemm",               "csr", "numba", "sparray.kernels.cpu.spgemm:spgemm"),
     ("sddmm",                "csr", "numba", "sparray.kernels.cpu.sddmm:sddmm"),
     ("all_finite",         "dense", "numba", "sparray.kernels.cpu.finite:all_finite"),
+    ("unused_minor",         "csr", "numba", "sparray.kernels.cpu.occupancy:unused_minor"),
 ]  # fmt: skip
 
 # kernels that need no JIT warm-up (plain NumPy): used for inputs of every size

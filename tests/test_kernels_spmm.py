@@ -316,6 +316,62 @@ def test_bsr_bsc_large(bs, ncols):
         numba.set_num_threads(old)
 
 
+@pytest.mark.parametrize("ncols", [None, 1, 5, 70])
+@pytest.mark.parametrize("layout", ["csr", "bsr4", "bsr23"])
+@pytest.mark.parametrize("value", [np.inf, -np.inf, np.nan, None])
+def test_report_finite(layout, ncols, value):
+    """``report_finite`` says whether every written element of y is finite: a non-finite x
+    element read by one stored entry, in the first, a middle or the last row chunk, turns it
+    False; y itself is the same as without the flag."""
+    rng = np.random.default_rng(21)
+    bh, bw = {"csr": (1, 1), "bsr4": (4, 4), "bsr23": (2, 3)}[layout]
+    MB, KB = 20_000, 15_000
+    brows, bcols = big_pattern(rng, MB, KB, 60_000)
+    crow, col = csr_of(brows, bcols, MB, np.int32)
+    for entry in (0, len(bcols) // 2, len(bcols) - 1):
+        x = rand_x(rng, KB * bw, ncols, np.float64)
+        if value is not None:
+            x[bcols[entry] * bw] = value  # row of x read by that stored entry (every column)
+        if layout == "csr":
+            vals = rand_values(rng, len(bcols), np.float64)
+            y, finite = sm.csr_matmul_dense(crow, col, vals, x, report_finite=True)
+            plain = sm.csr_matmul_dense(crow, col, vals, x)
+        else:
+            vals = rand_values(rng, (len(bcols), bh, bw), np.float64)
+            y, finite = sm.bsr_matmul_dense(crow, col, vals, x, report_finite=True)
+            plain = sm.bsr_matmul_dense(crow, col, vals, x)
+        np.testing.assert_array_equal(y, plain)
+        assert finite == bool(np.isfinite(y).all())
+        assert finite == (value is None)
+
+
+def test_report_finite_integers_and_empty():
+    y, finite = sm.csr_matmul_dense(np.array([0, 1]), np.array([0]), np.array([3]), np.array([2]), report_finite=True)
+    assert y.tolist() == [6] and finite is True
+    y, finite = sm.csr_matmul_dense(np.array([0, 0]), np.zeros(0, int), np.zeros(0), np.array([np.inf]), report_finite=True)
+    assert y.tolist() == [0.0] and finite is True  # nothing read, nothing written but zeros
+
+
+@pytest.mark.parametrize("n,nminor", [(0, 4), (5, 1), (1000, 300), (300_000, 200_000)])
+def test_unused_minor(n, nminor):
+    from sparray.kernels.cpu.occupancy import unused_minor
+
+    minor = np.random.default_rng(n).integers(0, nminor, n)
+    expected = np.setdiff1d(np.arange(nminor), minor)
+    from sparray._products import _unused_minor_generic
+
+    for m in (minor, minor.astype(np.int32)):
+        got = unused_minor(m, nminor)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(_unused_minor_generic(np, m, nminor), expected)
+    bad = minor.copy()
+    if n:
+        bad[n // 2] = nminor
+        with pytest.raises(ValueError, match="1 indices outside"):
+            unused_minor(bad, nminor)
+
+
 def test_bsr_noncontiguous():
     rng = np.random.default_rng(4)
     brows, bcols, blocks = rand_blocks(rng, 6, 5, 4, 4, 0.5, np.float64)

@@ -101,6 +101,31 @@ def test_non_finite_dense_operand(backend, layout, fill):
     assert_matches_dense(X.T @ A.mT, ref_matmul(X.T, D.T), rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("layout", ["csr", "bsr"])
+@pytest.mark.parametrize("where", ["read", "unread", "both", "none"])
+@pytest.mark.parametrize("ncols", [1, 3, 40])
+def test_zero_fill_shortcut_sees_every_non_finite_row(backend, layout, where, ncols):
+    """With a zero fill, A @ X skips the finiteness pass over X when the product comes out finite,
+    checking only the rows of X that no stored element reads (empty columns, for BSR empty block
+    columns). An inf or nan in a read row, an unread row or both must still give the dense
+    product's nan/inf; the shortcut runs from the array's second product on, so each case runs
+    three times on one array."""
+    rng = np.random.default_rng(11)
+    D = rng.standard_normal((8, 12))
+    D[rng.random(D.shape) < 0.5] = 0.0
+    D[:, 4:6] = 0.0  # block column 2 (2x2 blocks) is empty: X rows 4 and 5 are never read
+    D[0, 0] = 1.0  # column 0 is read
+    A = sparray.asarray(D, layout=layout, blocksize=BLOCK[layout])
+    for _ in range(3):
+        X = dense(rng, (12, ncols))
+        if where in ("read", "both"):
+            X[0, ncols // 2] = np.inf
+        if where in ("unread", "both"):
+            X[5, 0] = np.nan if ncols > 1 else -np.inf
+        assert_matches_dense(A @ X, ref_matmul(D, X), rtol=1e-10, atol=1e-10)
+        assert_matches_dense(A @ X[:, 0], ref_matmul(D, X[:, 0]), rtol=1e-10, atol=1e-10)
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_non_finite_stored_values(backend, layout):
     rng = np.random.default_rng(4)

@@ -66,6 +66,8 @@ _CHUNKS_PER_THREAD = 4
 
 # kernel status codes (per chunk / thread)
 _OK, _BAD_POINTER, _BAD_INDEX = 0, 1, 2
+# added to _OK by the CSR/BSR row loops when a written element of y is not finite
+_NONFINITE = 4
 
 
 # ---------------------------------------------------------------------------------------
@@ -138,8 +140,9 @@ def _diagnose(fname, ptr, pname, idx, iname, bound, what):
         raise ValueError(f"{fname}: {iname}[{k}] = {idx[k]} is out of range for {bound} {what}")
 
 
-def _result(y2, vector):
-    return y2.reshape(y2.shape[0]) if vector else y2
+def _result(y2, vector, report_finite=False, finite=True):
+    y = y2.reshape(y2.shape[0]) if vector else y2
+    return (y, bool(finite)) if report_finite else y
 
 
 # ---------------------------------------------------------------------------------------
@@ -157,6 +160,12 @@ _PAD = 64
 # on 2 threads; a core alone does not keep enough misses in flight on that stream).  CSR SpMV
 # is faster without (measured)
 _AHEAD = np.uint64(1024)
+
+
+@numba.njit(inline="always", **_JIT)
+def _finite(v):
+    """Whether ``v`` is finite (inf - inf and nan - nan are nan; always True for integers)."""
+    return (v - v) == 0
 
 
 # ---------------------------------------------------------------------------------------
@@ -177,6 +186,7 @@ def _csr_mv_rows(crow, col, values, x, y, r0, r1, lo):
     zero = y.dtype.type(0)
     xv = x.reshape(x.shape[0])
     yv = y.reshape(y.shape[0])
+    ok = True
     for i in range(r0, r1):
         hi = np.int64(crow[i + _U1])
         if hi < lo or hi > nse:
@@ -205,9 +215,11 @@ def _csr_mv_rows(crow, col, values, x, y, r0, r1, lo):
                 return _BAD_INDEX
             s0 += values[k] * xv[j0]
             k += _U1
-        yv[i] = (s0 + s1) + (s2 + s3)
+        t = (s0 + s1) + (s2 + s3)
+        yv[i] = t
+        ok &= _finite(t)
         lo = hi
-    return _OK
+    return _OK if ok else _NONFINITE
 
 
 @numba.njit(**_JIT)
@@ -222,6 +234,7 @@ def _csr_mm_rows(crow, col, values, x, y, r0, r1, lo, tile):
     zero = y.dtype.type(0)
     buf = np.empty(tile + 2 * _PAD, y.dtype)
     acc = buf[_PAD : _PAD + tile]
+    ok = True
     for i in range(r0, r1):
         hi = np.int64(crow[i + _U1])
         if hi < lo or hi > nse:
@@ -239,8 +252,9 @@ def _csr_mm_rows(crow, col, values, x, y, r0, r1, lo, tile):
                     acc[q] += v * x[j, t0 + q]
             for q in range(tw):
                 y[i, t0 + q] = acc[q]
+                ok &= _finite(acc[q])
         lo = hi
-    return _OK
+    return _OK if ok else _NONFINITE
 
 
 @numba.njit(**_PJIT)
@@ -267,7 +281,7 @@ def _nchunks():
     return 1 if nt == 1 else nt * _CHUNKS_PER_THREAD
 
 
-def csr_matmul_dense(crow, col, values, x):
+def csr_matmul_dense(crow, col, values, x, report_finite=False):
     """``A @ x`` for a CSR matrix A and a dense vector or matrix x.
 
     Parameters
@@ -277,9 +291,11 @@ def csr_matmul_dense(crow, col, values, x):
     values : (nse,) values, same dtype as x.
     x : (K,) or (K, N) dense array.
 
+    report_finite : also return whether every element of y is finite (checked as y is written).
+
     Returns
     -------
-    y : (M,) or (M, N) array of x's dtype, y = A @ x.
+    y : (M,) or (M, N) array of x's dtype, y = A @ x; ``(y, finite)`` with ``report_finite``.
 
     Parallel over chunks of rows balanced by entries.  Raises ValueError for a bad pointer, a
     column index out of range or mismatched shapes; KernelDeclined for an unsupported dtype.
@@ -301,13 +317,13 @@ def csr_matmul_dense(crow, col, values, x):
     if M == 0 or N == 0 or nse == 0 or K == 0:
         _diagnose(fname, crow, "crow", col, "col", K, "columns")
         y[...] = 0
-        return _result(y, vector)
+        return _result(y, vector, report_finite, True)
     with threads_for((nse + M) * N):
         status = _csr(crow, col, values, x2, y, _nchunks(), _tile(x2.dtype))
-    if status.any():
+    if (status & ~_NONFINITE).any():
         _diagnose(fname, crow, "crow", col, "col", K, "columns")
         raise AssertionError(f"{fname}: the kernel reported invalid input that was not found")
-    return _result(y, vector)
+    return _result(y, vector, report_finite, not (status & _NONFINITE).any())
 
 
 @numba.njit(**_JIT)
@@ -318,6 +334,7 @@ def _bsr_mv4_rows(crow, col, blocks, x, y, r0, r1, lo):
     uKB = np.uint64(x.shape[0] // 4)
     zero = y.dtype.type(0)
     bf = blocks.reshape(blocks.size)
+    ok = True
     for i in range(r0, r1):
         hi = np.int64(crow[i + _U1])
         if hi < lo or hi > nse:
@@ -346,8 +363,9 @@ def _bsr_mv4_rows(crow, col, blocks, x, y, r0, r1, lo):
         y[o + _U1, _U0] = s1
         y[o + _U2, _U0] = s2
         y[o + _U3, _U0] = s3
+        ok &= _finite(s0) & _finite(s1) & _finite(s2) & _finite(s3)
         lo = hi
-    return _OK
+    return _OK if ok else _NONFINITE
 
 
 @numba.njit(**_JIT)
@@ -362,6 +380,7 @@ def _bsr_mv_rows(crow, col, blocks, x, y, r0, r1, lo):
     bf = blocks.reshape(blocks.size)
     buf = np.empty(bh + 2 * _PAD, y.dtype)
     acc = buf[_PAD : _PAD + bh]
+    ok = True
     for i in range(r0, r1):
         hi = np.int64(crow[i + _U1])
         if hi < lo or hi > nse:
@@ -382,8 +401,9 @@ def _bsr_mv_rows(crow, col, blocks, x, y, r0, r1, lo):
                 acc[p] = s
         for p in range(ubh):
             y[i * ubh + p, _U0] = acc[p]
+            ok &= _finite(acc[p])
         lo = hi
-    return _OK
+    return _OK if ok else _NONFINITE
 
 
 @numba.njit(**_JIT)
@@ -401,6 +421,7 @@ def _bsr_mm4_rows(crow, col, blocks, x, y, r0, r1, lo, tile):
     a1 = buf[_PAD + tile : _PAD + 2 * tile]
     a2 = buf[_PAD + 2 * tile : _PAD + 3 * tile]
     a3 = buf[_PAD + 3 * tile : _PAD + 4 * tile]
+    ok = True
     for i in range(r0, r1):
         hi = np.int64(crow[i + _U1])
         if hi < lo or hi > nse:
@@ -428,8 +449,9 @@ def _bsr_mm4_rows(crow, col, blocks, x, y, r0, r1, lo, tile):
                 y[o + _U1, t0 + t] = a1[t]
                 y[o + _U2, t0 + t] = a2[t]
                 y[o + _U3, t0 + t] = a3[t]
+                ok &= _finite(a0[t]) & _finite(a1[t]) & _finite(a2[t]) & _finite(a3[t])
         lo = hi
-    return _OK
+    return _OK if ok else _NONFINITE
 
 
 @numba.njit(inline="always", **_JIT)
@@ -457,6 +479,7 @@ def _bsr_mm_rows(crow, col, blocks, x, y, r0, r1, lo, tile):
     zero = y.dtype.type(0)
     buf = np.empty(bh * tile + 2 * _PAD, y.dtype)
     acc = buf[_PAD : _PAD + bh * tile]
+    ok = True
     for i in range(r0, r1):
         hi = np.int64(crow[i + _U1])
         if hi < lo or hi > nse:
@@ -480,8 +503,9 @@ def _bsr_mm_rows(crow, col, blocks, x, y, r0, r1, lo, tile):
                 a = p * utile
                 for t in range(tw):
                     y[i * ubh + p, t0 + t] = acc[a + t]
+                    ok &= _finite(acc[a + t])
         lo = hi
-    return _OK
+    return _OK if ok else _NONFINITE
 
 
 @numba.njit(**_PJIT)
@@ -521,7 +545,7 @@ def _as_blocks(fname, blocks, nse, iname):
     return blocks
 
 
-def bsr_matmul_dense(crow, col, blocks, x):
+def bsr_matmul_dense(crow, col, blocks, x, report_finite=False):
     """``A @ x`` for a BSR matrix A and a dense vector or matrix x.
 
     Parameters
@@ -531,10 +555,11 @@ def bsr_matmul_dense(crow, col, blocks, x):
     blocks : (nse, bh, bw) blocks, same dtype as x: blocks[k, p, q] = A[i * bh + p, col[k] * bw + q]
         for the block row i of entry k.
     x : (K,) or (K, N) dense array, K a multiple of bw.
+    report_finite : also return whether every element of y is finite (checked as y is written).
 
     Returns
     -------
-    y : (MB * bh,) or (MB * bh, N) array of x's dtype, y = A @ x.
+    y : (MB * bh,) or (MB * bh, N) array of x's dtype, y = A @ x; ``(y, finite)`` with ``report_finite``.
 
     Parallel over chunks of block rows balanced by blocks; 4x4 blocks have unrolled paths.
     Raises ValueError for a bad pointer, a block column out of range or mismatched shapes;
@@ -563,14 +588,14 @@ def bsr_matmul_dense(crow, col, blocks, x):
     if MB == 0 or N == 0 or nse == 0 or K == 0:
         _diagnose(fname, crow, "crow", col, "col", KB, "block columns")
         y[...] = 0
-        return _result(y, vector)
+        return _result(y, vector, report_finite, True)
     work = (nse * bh * bw + MB * bh) * N
     with threads_for(work):
         status = _bsr(crow, col, blocks, x2, y, _nchunks(), _tile(x2.dtype))
-    if status.any():
+    if (status & ~_NONFINITE).any():
         _diagnose(fname, crow, "crow", col, "col", KB, "block columns")
         raise AssertionError(f"{fname}: the kernel reported invalid input that was not found")
-    return _result(y, vector)
+    return _result(y, vector, report_finite, not (status & _NONFINITE).any())
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,0 +1,50 @@
+"""Which minor indices a compressed pattern never uses: ``unused_minor(minor, nminor)``.
+
+The products use it once per array: when ``A @ X`` (zero fill) comes out all finite, every row of
+X that a stored element of A reads is finite, so only the rows of the unused columns need a
+finiteness check instead of all of X (see ``sparray._products``).
+
+``minor`` is a 1-D int32/int64 array of indices in ``[0, nminor)`` (the array's contents were
+validated before); an index outside that range is never used as an address: it is counted and
+the wrapper raises ValueError. Threads mark a shared byte map; two threads may store the same
+byte, always the value 1.
+
+>>> import numpy as np
+>>> unused_minor(np.array([3, 0, 3]), 5).tolist()
+[1, 2, 4]
+"""
+
+import numba
+import numpy as np
+
+from ._common import as_index
+from ._sort import threads_for
+
+__all__ = ["unused_minor"]
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _mark(minor, nminor, used, nchunks):
+    n = minor.shape[0]
+    bad = np.zeros(nchunks, np.int64)
+    for c in numba.prange(nchunks):
+        nb = 0
+        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
+            j = minor[i]
+            if j < 0 or j >= nminor:
+                nb += 1
+            else:
+                used[j] = 1
+        bad[c] = nb
+    return bad.sum()
+
+
+def unused_minor(minor, nminor):
+    """The sorted int64 indices in ``[0, nminor)`` that appear nowhere in ``minor``."""
+    minor = as_index(minor, "minor", "unused_minor")
+    used = np.zeros(nminor, np.uint8)
+    with threads_for(minor.shape[0]):
+        bad = _mark(minor, nminor, used, numba.get_num_threads())
+    if bad:
+        raise ValueError(f"unused_minor: {bad} indices outside [0, {nminor})")
+    return np.flatnonzero(used == 0)
