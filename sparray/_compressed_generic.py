@@ -15,6 +15,8 @@ GLOBAL offsets (row ``g = b * nmajor + r`` holds entries ``offsets[g]:offsets[g 
 - ``compressed_to_dense(offsets, minor, values, fill, nminor)``: ``(N, nminor, m)``.
 - ``scatter_blocks(block_ids, slots, values, nblocks, nslots, fill)``: ``(nblocks, nslots, m)``,
   the fill everywhere but ``out[block_ids[k], slots[k]] = values[k]``.
+- ``unused_minor(minor, nminor)``: the sorted int64 minor indices no entry uses (numba:
+  ``kernels/cpu/occupancy.py``).
 
 No scatter exists in the array API, so the writes are expressed as sorted gathers
 (``searchsorted`` on the destination keys).
@@ -27,7 +29,7 @@ from ._fill import same_value
 
 __all__ = [
     "compress_offsets", "expand_offsets", "transpose_compressed", "dense_to_compressed",
-    "compressed_to_dense", "scatter_blocks",
+    "compressed_to_dense", "scatter_blocks", "unused_minor",
 ]  # fmt: skip
 
 
@@ -101,3 +103,15 @@ def scatter_blocks(xp, block_ids, slots, values, nblocks, nslots, fill):
     src = xp.take(order, clipped)
     out = xp.where(xp.reshape(found, (total, 1)), xp.take(values, src, axis=0), fill_row)
     return xp.reshape(out, (nblocks, nslots, m))
+
+
+@register("unused_minor", "csr", "generic")
+def unused_minor(xp, minor, nminor):
+    """The sorted int64 indices in ``[0, nminor)`` that appear nowhere in ``minor``."""
+    present = xp.sort(xp.unique_values(xp.astype(minor, xp.int64)))
+    every = xp.arange(nminor, dtype=xp.int64)
+    if present.shape[0] == 0:
+        return every
+    pos = xp.searchsorted(present, every)
+    clipped = xp.where(pos < present.shape[0], pos, xp.full_like(pos, present.shape[0] - 1))
+    return xp.nonzero(xp.take(present, clipped) != every)[0]

@@ -64,18 +64,6 @@ def _all_finite_generic(xp, x) -> bool:
     return bool(xp.isfinite(xp.sum(x)))
 
 
-@_dispatch.register("unused_minor", "csr", "generic")
-def _unused_minor_generic(xp, minor, nminor):
-    """The sorted int64 indices in ``[0, nminor)`` that appear nowhere in ``minor``."""
-    present = xp.sort(xp.unique_values(xp.astype(minor, xp.int64)))
-    every = xp.arange(nminor, dtype=xp.int64)
-    if present.shape[0] == 0:
-        return every
-    pos = xp.searchsorted(present, every)
-    clipped = xp.where(pos < present.shape[0], pos, xp.full_like(pos, present.shape[0] - 1))
-    return xp.nonzero(xp.take(present, clipped) != every)[0]
-
-
 def unused_rows_of_x(A, x_size):
     """Rows of a dense ``X`` that no stored element of the unbatched row-compressed ``A`` reads in
     ``A @ X`` (its columns without entries; for BSR every row of an empty block column), or None.

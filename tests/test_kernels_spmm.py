@@ -358,13 +358,13 @@ def test_unused_minor(n, nminor):
 
     minor = np.random.default_rng(n).integers(0, nminor, n)
     expected = np.setdiff1d(np.arange(nminor), minor)
-    from sparray._products import _unused_minor_generic
+    from sparray._compressed_generic import unused_minor as unused_minor_generic
 
     for m in (minor, minor.astype(np.int32)):
         got = unused_minor(m, nminor)
         assert got.dtype == np.int64
         np.testing.assert_array_equal(got, expected)
-        np.testing.assert_array_equal(_unused_minor_generic(np, m, nminor), expected)
+        np.testing.assert_array_equal(unused_minor_generic(np, m, nminor), expected)
     bad = minor.copy()
     if n:
         bad[n // 2] = nminor

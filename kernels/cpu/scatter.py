@@ -245,13 +245,13 @@ def scatter_sum(keys, values, nkeys, sorted_keys=False):
     keys = np.ascontiguousarray(keys)
     n, m = values.shape
     threads = numba.get_num_threads() if n * m >= (1 << 16) else 1
+    out = np.zeros((nkeys, m), dtype=values.dtype)
     if sorted_keys and m == 1 and n > 0:
-        acc = np.zeros(nkeys, dtype=values.dtype)
-        if _scatter_sorted_scalar(keys, values.reshape(-1), nkeys, acc, threads) == 0:
-            return acc.reshape(nkeys, 1)
+        if _scatter_sorted_scalar(keys, values.reshape(-1), nkeys, out.reshape(-1), threads) == 0:
+            return out
+        out[...] = 0  # the hint was wrong: the general kernel starts over on the same buffer
     # private accumulators cost nkeys * m per thread: use one when they would outweigh the rows
     nchunks = max(1, min(threads, 1 + (2 * n) // max(nkeys, 1)))
-    out = np.zeros((nkeys, m), dtype=values.dtype)
     itemsize = values.dtype.itemsize
     scratch = _workspace((nchunks - 1) * nkeys * m * itemsize).view(values.dtype)
     scratch = scratch.reshape(nchunks - 1, nkeys, m)
