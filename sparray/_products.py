@@ -282,7 +282,9 @@ def sparse_times_sparse(A, B):
     """
     xp = A._xp
     a, b = A._fill, B._fill
-    finite = all(all_finite(xp, t) for t in (a, b, A._values, B._values))
+    # A @ A (and A @ A.mT) hold one values array: check it once
+    values = (A._values,) if B._values is A._values else (A._values, B._values)
+    finite = all(all_finite(xp, t) for t in (a, b, *values))
     if not finite:
         return sparse_times_dense(A, B.to_dense())
     if fill_is_zero(xp, a) and fill_is_zero(xp, b):

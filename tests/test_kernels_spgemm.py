@@ -82,7 +82,8 @@ def esc_reference(a, b, ncols):
 
 
 def check_invariants(crow, col, values, nrows, ncols, dtype):
-    assert crow.dtype == np.int64 and col.dtype == (np.int32 if ncols < 2**31 else np.int64)
+    assert crow.dtype == (np.int32 if len(col) < 2**31 else np.int64)
+    assert col.dtype == (np.int32 if ncols < 2**31 else np.int64)
     assert values.dtype == np.dtype(dtype)
     assert crow.shape == (nrows + 1,)
     assert crow[0] == 0 and crow[-1] == len(col) == len(values)

@@ -395,7 +395,8 @@ def _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mk, ac, bm, tc,
 
 @numba.njit(**_PJIT)
 def _symbolic(a_crow, a_col, b_crow, b_col, ncols, mark, nper, crow):
-    """Validate, balance and count.  ``mark`` (T, ncols) int64 is all -1 (T = threads);
+    """Validate, balance and count.  ``mark`` (T, ncols) int64 is uninitialised (T = threads:
+    each thread sets its own row to -1 first, in parallel);
     ``crow`` (M + 1) int64 receives the row pointers of C (NumPy-allocated by the caller:
     its huge pages fault in faster than numba's allocations).
 
@@ -414,6 +415,7 @@ def _symbolic(a_crow, a_col, b_crow, b_col, ncols, mark, nper, crow):
     bad = np.zeros(T, np.int64)
     # --- validation, and the work (1 + products) of each row into crow[i + 1]
     for t in numba.prange(T):
+        mark[t, :] = -1
         f1 = _check_b(b_crow, b_col, ncols, K * t // T, K * (t + 1) // T,
                       b0 + (bN - b0) * t // T, b0 + (bN - b0) * (t + 1) // T)
         f2, s = _work_rows(a_crow, a_col, b_crow, a0, aN, crow, M * t // T, M * (t + 1) // T)
@@ -452,18 +454,23 @@ def _symbolic(a_crow, a_col, b_crow, b_col, ncols, mark, nper, crow):
 
 
 @numba.njit(**_PJIT)
-def _numeric(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, splits, mark, acc, col, val):
-    """Fill col (sorted within rows) and val of C.  Inputs are validated and crow, splits
-    come from _symbolic on the same inputs (so each row writes exactly its slice)."""
+def _numeric(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, splits, mark, acc, col, val, crow_out):
+    """Fill col (sorted within rows) and val of C, and copy crow into crow_out (the result's
+    pointers, int32 when they fit: written here, a chunk at a time, instead of a cast pass
+    afterwards).  Inputs are validated and crow, splits come from _symbolic on the same inputs
+    (so each row writes exactly its slice)."""
     T = mark.shape[0]
     nch = splits.shape[0] - 1
     tc = np.empty((T, _RANK_MAX), col.dtype)
     tv = np.empty((T, _RANK_MAX), val.dtype)
     bm = np.zeros((T, (acc.shape[1] + 63) // 64), np.uint64)
+    crow_out[0] = 0
     for t in numba.prange(T):
         for c in range(t, nch, T):
             _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mark[t], acc[t], bm[t], tc[t], tv[t],
                        col, val, splits[c], splits[c + 1])
+            for i in range(splits[c] + 1, splits[c + 1] + 1):
+                crow_out[i] = crow[i]
 
 
 # ---------------------------------------------------------------------------------------
@@ -483,8 +490,8 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
 
     Returns
     -------
-    crow : int64[M + 1], col : [nnzC] int32 when ncols < 2**31 else int64, values : [nnzC] of the
-        input dtype -- C in CSR,
+    crow : int[M + 1] (int32 when nnzC < 2**31, else int64), col : [nnzC] (int32 when
+        ncols < 2**31, else int64), values : [nnzC] of the input dtype -- C in CSR,
         columns strictly increasing within each row, every structurally reached position
         stored (exact zeros from cancellation included).
 
@@ -520,15 +527,18 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
     nnz_b = int(b_crow[-1]) - int(b_crow[0])
     with threads_for(M + K + nnz_a + nnz_b):
         T = numba.get_num_threads()
-        mark = np.full((T, ncols), -1, np.int64)
+        mark = np.empty((T, ncols), np.int64)
         crow = np.empty(M + 1, np.int64)
         splits, flags = _symbolic(a_crow, a_col, b_crow, b_col, ncols, mark, _CHUNKS_PER_THREAD, crow)
         if flags:
             _raise_invalid(flags, a_crow, a_col, b_crow, b_col, K, ncols)
         nnz = int(crow[M])
-        col = np.empty(nnz, np.int32 if ncols <= _INT32_MAX else np.int64)  # no cast for the usual int32 result
+        # int32 indices whenever they fit, so the usual result needs no cast afterwards
+        col = np.empty(nnz, np.int32 if ncols <= _INT32_MAX else np.int64)
         val = np.empty(nnz, av.dtype)
-        if nnz:
-            acc = np.empty((T, ncols), av.dtype)
-            _numeric(a_crow, a_col, av, b_crow, b_col, bv, crow, splits, mark, acc, col, val)
-    return crow, col, val.view(dtype)
+        if not nnz:
+            return np.zeros(M + 1, np.int32), col, val.view(dtype)
+        crow_out = np.empty(M + 1, np.int32) if nnz <= _INT32_MAX else crow
+        acc = np.empty((T, ncols), av.dtype)
+        _numeric(a_crow, a_col, av, b_crow, b_col, bv, crow, splits, mark, acc, col, val, crow_out)
+    return crow_out, col, val.view(dtype)
