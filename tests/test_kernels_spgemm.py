@@ -220,16 +220,20 @@ def test_spgemm_cancellation_kept_as_explicit_zero():
 
 def test_spgemm_row_lengths_take_every_sort_path():
     """One row of C each: short (insertion sort), medium (rank sort), long with a sparse span
-    (introsort) and long with a dense span (bitmap scan, also across word boundaries and up
-    to the last column), and a row that mixes them all."""
+    (introsort: 65 entries over 5e6 columns, 1221 summary words > 16 per entry) and long with
+    denser spans (the two-level bitmap, also across word and summary-word boundaries and up to
+    the last column), and a row that mixes them all."""
     rng = np.random.default_rng(5)
-    N = 2_000_001
+    N = 5_000_001
     rows_b = []
-    sizes = [(5, N), (10, N), (17, N), (40, N), (64, N), (65, N), (700, N), (3000, N), (2000, 2500), (3000, 3000)]
+    sizes = [(5, N), (10, N), (17, N), (40, N), (64, N), (65, N), (100, N), (700, N), (3000, N), (2000, 2500),
+             (3000, 3000), (300, 5000)]
     for n, span in sizes:
         rows_b.append(rng.choice(span, n, replace=False) + rng.integers(0, N - span + 1))
     edges = np.arange(0, 64 * 70, 64)
+    summary_edges = np.arange(0, 4096 * 40, 4096)  # 82 entries: a long row
     rows_b.append(rng.permutation(np.concatenate([edges, edges + 63, [N - 1, N - 64, N - 65]])))
+    rows_b.append(rng.permutation(np.concatenate([summary_edges, summary_edges + 4095, [N - 1, N - 4096]])))
     K = len(rows_b)
     b_crow = np.concatenate([[0], np.cumsum([len(r) for r in rows_b])])
     b_col = np.concatenate(rows_b)

@@ -30,14 +30,17 @@ Algorithm (Gustavson, two passes, parallel over chunks of rows balanced by work)
    are accumulated straight into its slice of the output, which is then sorted as (column,
    value) pairs in place -- insertion sort up to 16 entries (nearly sorted for banded
    matrices), a branch-free rank sort up to 64; a longer row spreads its values into a dense
-   per-thread accumulator and its columns into a per-thread bitmap, read back in order by a
-   scan of the row's span of the bitmap (unless the span exceeds 8 words per entry: then
-   the columns are introsorted and the values gathered).
+   per-thread accumulator and its columns into a per-thread two-level bitmap (a bit per
+   column, and a summary bit per 64-bit word of it), read back in order by a scan of the
+   row's span of the summary: ~1 cycle per 4096 columns plus a few per entry (unless the
+   span exceeds 16 summary words per entry: then the columns are introsorted and the values
+   gathered).
 
 Hot loops index through uint64: numba adds a negative-index wraparound select to every
 access through a signed integer, which here cost about 2x.  Scratch is allocated once per
 call: the (T, ncols) int64 marker, a (T, ncols) accumulator that only rows of more than 64
-entries touch and a (T, ncols / 64) bitmap (memory O(T * ncols), like scipy's O(ncols)).
+entries touch and (T, ncols / 64) + (T, ncols / 4096) bitmaps (memory O(T * ncols), like
+scipy's O(ncols)).
 Small inputs run on the calling thread alone (:func:`._sort.threads_for`).
 
 >>> import numpy as np
@@ -65,8 +68,8 @@ _CHUNKS_PER_THREAD = 4
 _AHEAD = 8  # the passes over A prefetch the B row of the entry this many entries ahead
 _INSERTION_MAX = 16  # rows with at most this many columns are insertion-sorted,
 _RANK_MAX = 64  # up to this many rank-sorted; longer rows go through a dense accumulator
-_BITMAP_WORDS_PER_ENTRY = 8  # a longer row whose span is at most this many 64-bit words per
-# entry is collected by a scan of a bitmap, else sorted (a word costs ~1 cycle, sorting ~log2(n) x 4)
+_SUMMARY_WORDS_PER_ENTRY = 16  # a longer row whose span is at most this many summary words per
+# entry (a summary word covers 4096 columns) is read back through the two-level bitmap, else sorted
 
 # flags returned by the validation pass
 _BAD_A_CROW, _BAD_A_COL, _BAD_B_CROW, _BAD_B_COL = 1, 2, 4, 8
@@ -296,18 +299,20 @@ def _sort_range(a, lo, hi):
 
 
 @numba.njit(**_JIT)
-def _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mk, ac, bm, tc, tv, col, val, lo, hi):
+def _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mk, ac, bm, bs, tc, tv, col, val, lo, hi):
     """Columns (sorted) and values of rows lo:hi of C, accumulated in place: mk[j] is the
     output position of column j, so mk[j] < crow[i] (an earlier row of this thread, or a
     negative stamp of the symbolic pass) means "not yet in row i".  Then the row is sorted as
     (column, value) pairs: insertion sort up to _INSERTION_MAX entries (cheap on the nearly
     sorted rows of banded matrices), rank sort through the scratch tc, tv up to _RANK_MAX
     (branch-free: random rows cost insertion sort a mispredicted branch per entry).  Longer
-    rows spread their values into the dense ac and their columns into the bitmap bm (all
-    zero between rows), which is scanned in order when the row's span is at most
-    _BITMAP_WORDS_PER_ENTRY words per entry; otherwise the columns are introsorted."""
+    rows spread their values into the dense ac and their columns into the bitmap bm, with a
+    summary bit per word of bm in bs (both all zero between rows); they are read back in
+    order through bs when the row spans at most _SUMMARY_WORDS_PER_ENTRY words of bs per
+    entry, otherwise the columns are introsorted."""
     one = np.uint64(1)
     six = np.uint64(6)
+    twelve = np.uint64(12)
     mask = np.uint64(63)
     ahead = np.uint64(_AHEAD)
     pend = np.uint64(a_crow[hi]) if hi > lo else np.uint64(0)
@@ -360,34 +365,43 @@ def _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mk, ac, bm, tc,
                 col[r] = key
                 val[r] = tv[x]
             continue
-        # long row: values into the dense accumulator, columns into the bitmap
+        # long row: values into the dense accumulator, columns into the two-level bitmap
         jmin = col[ustart]
         jmax = jmin
         for x in range(ustart, upos):
             jx = col[x]
             uj = np.uint64(jx)
             ac[uj] = val[x]
-            bm[uj >> six] |= one << (uj & mask)
+            w = uj >> six
+            bm[w] |= one << (uj & mask)
+            bs[w >> six] |= one << (w & mask)
             jmin = min(jmin, jx)
             jmax = max(jmax, jx)
-        w0 = np.uint64(jmin) >> six
-        w1 = np.uint64(jmax) >> six
-        if w1 - w0 < np.uint64(_BITMAP_WORDS_PER_ENTRY * n):  # scan the bitmap (and clear it)
+        s0 = np.uint64(jmin) >> twelve
+        s1 = np.uint64(jmax) >> twelve
+        if s1 - s0 < np.uint64(_SUMMARY_WORDS_PER_ENTRY * n):  # scan the summary (and clear both)
             x = ustart
-            for w in range(w0, w1 + one):
-                word = bm[w]
-                if word:
-                    bm[w] = 0
-                    base = w << six
-                    while word:
-                        j = base | np.uint64(trailing_zeros(word))
-                        col[x] = j
-                        val[x] = ac[j]
-                        x += one
-                        word &= word - one
+            for s in range(s0, s1 + one):
+                summary = bs[s]
+                if summary:
+                    bs[s] = 0
+                    while summary:
+                        w = (s << six) | np.uint64(trailing_zeros(summary))
+                        summary &= summary - one
+                        word = bm[w]
+                        bm[w] = 0
+                        base = w << six
+                        while word:
+                            j = base | np.uint64(trailing_zeros(word))
+                            col[x] = j
+                            val[x] = ac[j]
+                            x += one
+                            word &= word - one
         else:  # hypersparse row: sort
             for x in range(ustart, upos):
-                bm[np.uint64(col[x]) >> six] = 0
+                w = np.uint64(col[x]) >> six
+                bm[w] = 0
+                bs[w >> six] = 0
             _sort_range(col, start, pos)
             for x in range(ustart, upos):
                 val[x] = ac[np.uint64(col[x])]
@@ -463,11 +477,13 @@ def _numeric(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, splits, mark, acc
     nch = splits.shape[0] - 1
     tc = np.empty((T, _RANK_MAX), col.dtype)
     tv = np.empty((T, _RANK_MAX), val.dtype)
-    bm = np.zeros((T, (acc.shape[1] + 63) // 64), np.uint64)
+    nwords = (acc.shape[1] + 63) // 64
+    bm = np.zeros((T, nwords), np.uint64)
+    bs = np.zeros((T, (nwords + 63) // 64), np.uint64)
     crow_out[0] = 0
     for t in numba.prange(T):
         for c in range(t, nch, T):
-            _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mark[t], acc[t], bm[t], tc[t], tv[t],
+            _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mark[t], acc[t], bm[t], bs[t], tc[t], tv[t],
                        col, val, splits[c], splits[c + 1])
             for i in range(splits[c] + 1, splits[c + 1] + 1):
                 crow_out[i] = crow[i]
