@@ -19,7 +19,8 @@ __array_api_version__ = "2024.12"
 
 from . import _registry_table  # noqa: F401  (fills the device registry; imports no kernel module)
 from . import _compressed_generic, _linalg_generic, _merge, _segments  # noqa: F401  (register the generic implementations)
-from . import io, sparse  # noqa: F401  (sparray.io: Matrix Market; xp.sparse: the sparse-interchange extension)
+from . import interop, io, sparse  # noqa: F401  (sparray.interop: torch/scipy, loaded on first use; sparray.io:
+# Matrix Market; xp.sparse: the sparse-interchange extension)
 from ._base import SparseArray
 from ._binsparse import from_binsparse
 from ._conversion import astype

@@ -342,6 +342,24 @@ def test_import_sparray_does_not_import_torch():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_interop_submodules_load_on_first_attribute_access():
+    code = (
+        "import sys, sparray\n"
+        "assert 'torch' not in sys.modules and 'sparray.interop.torch' not in sys.modules\n"
+        "A = sparray.CSR([0, 1, 2], [1, 0], [5.0, 7.0], shape=(2, 2))\n"
+        "t = sparray.interop.torch.to_torch(A)\n"
+        "assert sparray.interop.torch.from_torch(t).to_dense().tolist() == [[0.0, 5.0], [7.0, 0.0]]\n"
+        "assert 'torch' in dir(sparray.interop)\n"
+        "try:\n"
+        "    sparray.interop.jax\n"
+        "except AttributeError as exc:\n"
+        "    assert 'jax' in str(exc) and 'torch' in str(exc)\n"
+        "else:\n"
+        "    raise AssertionError('no AttributeError')\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 # --- CUDA -----------------------------------------------------------------------------------------
 def _cupy_or_skip():
     if not torch.cuda.is_available():
