@@ -67,8 +67,10 @@ from ._elementwise import *  # noqa: F403  (the tables in _elementwise define th
 from ._elementwise import BINARY as _BINARY
 from ._elementwise import UNARY as _UNARY
 from ._linalg import addmm, matmul, sampled_addmm, tensordot, vecdot
-from ._manipulation import broadcast_to, matrix_transpose
+from ._concat import concat, stack
+from ._manipulation import broadcast_to, expand_dims, flip, matrix_transpose, moveaxis, permute_dims, reshape, squeeze
 from ._npz import load_npz, save_npz
+from ._searching import nonzero, where
 from ._softmax import log_softmax, softmax
 from ._reductions import all, any, max, mean, min, prod, std, sum, var
 from ._validation import check_invariants
@@ -88,7 +90,8 @@ __all__ = [
     "float32", "float64", "complex64", "complex128",
     *_UNARY, *_BINARY, "clip",
     "sum", "prod", "max", "min", "mean", "var", "std", "any", "all",
-    "broadcast_to", "matrix_transpose",
+    "broadcast_to", "matrix_transpose", "permute_dims", "moveaxis", "reshape", "expand_dims", "squeeze", "flip",
+    "concat", "stack", "where", "nonzero",
     "matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax", "log_softmax",
     "save_npz", "load_npz", "from_binsparse",
     "backends", "use_backend", "kernel_table", "check_invariants",

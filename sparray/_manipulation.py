@@ -1,9 +1,20 @@
-"""Shape manipulation of sparse arrays: broadcasting and matrix transpose.
+"""Shape manipulation of sparse arrays (the array API's manipulation functions but concat/stack).
+
+Every function works on the COO form: a sparse dim is a row of ``indices``, a dense dim an axis
+of ``values`` (and of a dense-part fill). Compressed inputs come back in their layout when the
+result's shape allows it (``match_layout``), else as COO. Dense inputs go to their namespace.
 
 - ``broadcast_to(x, shape)``: new leading dims and size-1 sparse dims replicate the specified
   elements; dense dims broadcast the values (and a dense-part fill).
 - ``matrix_transpose(x)``: swaps the last two dims (index rows for sparse dims, value axes for
   dense dims); CSR <-> CSC and BSR <-> BSC as O(1) views of the same buffers.
+- ``permute_dims(x, axes)`` / ``moveaxis``: sparse dims and dense dims are reordered among
+  themselves; a dense dim that moves before a sparse dim becomes sparse when the fill does not
+  vary along it, otherwise the sparse dims that move behind a dense dim become dense.
+- ``reshape(x, shape)``: row-major regrouping of the sparse dims (linear keys); trailing dense
+  dims the new shape keeps stay dense, the others become sparse (the fill must not vary there).
+- ``expand_dims`` / ``squeeze``: a zero index row or a unit value axis, added or dropped.
+- ``flip(x, axis)``: ``i -> n - 1 - i`` on sparse dims, ``xp.flip`` on the values' dense axes.
 - ``move_dense_to_sparse(A, sparse_ndim)``: the first dense dims become sparse dims; only when
   the fill does not vary along them (a sparse dim cannot carry a varying fill).
 - ``coo_permute(A, perm)`` / ``coo_reshape(A, shape)``: reorder or regroup the dims of a COO
@@ -13,14 +24,18 @@
 from __future__ import annotations
 
 import math
+import operator
 
 from ._base import SparseArray
 from ._fill import same_value
 from ._keys import linear_keys, unravel
 from ._namespace import namespace_of
-from ._validation import normalize_shape
+from ._validation import normalize_axes, normalize_shape
 
-__all__ = ["broadcast_to", "matrix_transpose", "move_dense_to_sparse", "broadcast_shapes", "coo_permute", "coo_reshape"]
+__all__ = [
+    "broadcast_shapes", "broadcast_to", "coo_permute", "coo_reshape", "expand_dims", "flip", "matrix_transpose",
+    "move_dense_to_sparse", "moveaxis", "permute_dims", "reshape", "squeeze",
+]
 
 
 def broadcast_shapes(*shapes, who="broadcast"):
@@ -100,7 +115,9 @@ def move_dense_to_sparse(A, sparse_ndim):
     moved = A.dense_shape[:k]
     rest = A.dense_shape[k:]
     fill = A._fill
-    if fill.ndim:
+    if fill.ndim and 0 in moved:  # no element at all: any fill will do
+        fill = xp.zeros(rest, dtype=fill.dtype)
+    elif fill.ndim:
         first = fill[(0,) * k]
         if not bool(xp.all(same_value(xp, fill, xp.broadcast_to(first, fill.shape)))):
             raise ValueError(
@@ -212,3 +229,263 @@ def coo_reshape(A, shape):
 
     indices = unravel(xp, keys, shape, index_dtype_for(xp, shape, A.nse, A._indices))
     return COO._from_parts(xp, indices, A._values, shape, A._fill, coalesced=A._coalesced)
+
+
+# --- axes -------------------------------------------------------------------------------------------
+def _coo_class():
+    from ._coo import COO  # _coo imports this module
+
+    return COO
+
+
+def _as_coo(x):
+    return x if x.layout == "coo" else x.to_layout("coo")
+
+
+def _back(out, x):
+    """``out`` (a COO computed from ``x``) in ``x``'s layout when its shape allows it."""
+    from ._conversion import match_layout
+
+    return match_layout(out, x)
+
+
+def _on_dense_dims(A, dims, f):
+    """Values and fill of COO ``A`` after ``f(array, axes)`` on the dense dims among ``dims``
+    (the values' axes are shifted by one for the entry axis; a 0-d fill is left alone)."""
+    s = A.sparse_ndim
+    dense = tuple(d - s for d in dims if d >= s)
+    if not dense:
+        return A._values, A._fill
+    values = f(A._values, tuple(1 + d for d in dense))
+    return values, (f(A._fill, dense) if A._fill.ndim else A._fill)
+
+
+def _fill_uniform_over(A, k):
+    """Whether the fill of COO ``A`` is the same along its first ``k`` dense dims."""
+    xp = A._xp
+    fill = A._fill
+    if k <= 0 or fill.ndim == 0 or 0 in A.dense_shape[:k]:
+        return True
+    first = fill[(0,) * k]
+    return bool(xp.all(same_value(xp, fill, xp.broadcast_to(first, fill.shape))))
+
+
+# --- permute_dims / moveaxis ------------------------------------------------------------------------
+def permute_dims(x, /, axes):
+    """``x`` with its dims reordered: dim ``d`` of the result is dim ``axes[d]`` of ``x``.
+
+    Sparse dims stay sparse and dense dims dense where the permutation keeps the sparse dims in
+    front; otherwise dense dims become sparse (when the fill does not vary along them) or sparse
+    dims dense. The swap of the last two dims of a compressed array is the O(1) ``matrix_transpose``.
+
+    >>> import sparray
+    >>> A = sparray.COO([[0, 1], [2, 0], [1, 1]], [1.0, 2.0], shape=(2, 3, 2), fill_value=-1.0)
+    >>> sparray.permute_dims(A, (2, 0, 1)).to_dense()[1].tolist()
+    [[-1.0, -1.0, 1.0], [2.0, -1.0, -1.0]]
+    """
+    if not isinstance(x, SparseArray):
+        return namespace_of(x).permute_dims(x, axes)
+    n = x.ndim
+    perm = normalize_axes(tuple(axes), n, "permute_dims", allow_none=False) if isinstance(axes, (tuple, list)) else None
+    if perm is None or len(perm) != n:
+        raise ValueError(f"permute_dims: axes must order all {n} dims of an array of shape {x.shape}; got {axes!r}")
+    if perm == tuple(range(n)):
+        return x
+    if x.layout != "coo" and not x.dense_ndim and perm == (*range(n - 2), n - 1, n - 2):
+        return matrix_transpose(x)
+    return _back(_permute_coo(_split_for(_as_coo(x), perm), perm), x)
+
+
+def _split_for(A, perm):
+    """COO ``A`` with a sparse/dense split that ``perm`` keeps (its first s entries are the dims < s)."""
+    n = A.ndim
+
+    def closed(k):
+        return set(perm[:k]) == set(range(k))
+
+    s = A.sparse_ndim
+    if closed(s):
+        return A
+    up = next(k for k in range(s, n + 1) if closed(k))
+    if _fill_uniform_over(A, up - s):
+        return move_dense_to_sparse(A, up)
+    from ._compress import pack_sparse_dims
+
+    down = max(k for k in range(s + 1) if closed(k))
+    return pack_sparse_dims(A, n - down)
+
+
+def _permute_coo(A, perm):
+    xp = A._xp
+    s = A.sparse_ndim
+    sparse_perm = perm[:s]
+    dense_perm = tuple(p - s for p in perm[s:])
+    identity = sparse_perm == tuple(range(s))
+    indices = A._indices if identity else xp.take(A._indices, xp.asarray(sparse_perm, dtype=xp.int64), axis=0)
+    values, fill = A._values, A._fill
+    if dense_perm != tuple(range(len(dense_perm))):
+        values = xp.permute_dims(values, (0, *(1 + d for d in dense_perm)))
+        if fill.ndim:
+            fill = xp.permute_dims(fill, dense_perm)
+    shape = tuple(A.shape[p] for p in perm)
+    return _coo_class()._from_parts(xp, indices, values, shape, fill, coalesced=A._coalesced if identity else None)
+
+
+def moveaxis(x, source, destination, /):
+    """``x`` with dims ``source`` moved to positions ``destination`` (the others keep their order)."""
+    if not isinstance(x, SparseArray):
+        return namespace_of(x).moveaxis(x, source, destination)
+    n = x.ndim
+    src, dst = (normalize_axes(tuple(a) if isinstance(a, list) else a, n, "moveaxis", allow_none=False)
+                for a in (source, destination))
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis: source {source!r} and destination {destination!r} must have the same number of dims")
+    order = [d for d in range(n) if d not in src]
+    for d, sdim in sorted(zip(dst, src)):
+        order.insert(d, sdim)
+    return permute_dims(x, tuple(order))
+
+
+# --- reshape ----------------------------------------------------------------------------------------
+def _target_shape(shape, size, old_shape):
+    """``shape`` with its one ``-1`` resolved; ValueError when the sizes do not agree."""
+    try:
+        shape = (operator.index(shape),) if not isinstance(shape, (tuple, list)) else tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"reshape: shape must be an int or a tuple of ints; got {shape!r}") from None
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1 or any(s < -1 for s in shape):
+        raise ValueError(f"reshape: shape {shape} may hold one -1 and otherwise non-negative sizes")
+    if unknown:
+        known = math.prod(s for s in shape if s != -1)
+        if known == 0 or size % known:
+            raise ValueError(f"reshape: cannot reshape an array of shape {old_shape} (size {size}) to {shape}")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    if math.prod(shape) != size:
+        raise ValueError(f"reshape: cannot reshape an array of shape {old_shape} (size {size}) to {shape}")
+    return shape
+
+
+def reshape(x, /, shape, *, copy=None):
+    """``x`` reshaped in row-major (C) order, as ``numpy.reshape``.
+
+    The specified elements keep their values; their positions are regrouped through linear
+    keys, so a coalesced COO stays coalesced. The trailing dense dims that ``shape`` keeps stay
+    dense; dense dims that merge with sparse ones become sparse, which needs a fill that does
+    not vary along them (ValueError otherwise). ``copy=True`` copies the values (they are
+    shared otherwise; the index arrays are always new unless the shape is unchanged).
+
+    >>> import sparray
+    >>> A = sparray.COO([[0, 1], [2, 0]], [1.0, 2.0], shape=(2, 3), fill_value=9.0)
+    >>> sparray.reshape(A, (3, 2)).to_dense().tolist()
+    [[9.0, 9.0], [1.0, 2.0], [9.0, 9.0]]
+    """
+    if not isinstance(x, SparseArray):
+        xp = namespace_of(x)
+        return xp.reshape(x, shape) if copy is None else xp.reshape(x, shape, copy=copy)
+    shape = _target_shape(shape, math.prod(x.shape), x.shape)
+    if shape == x.shape:
+        return x.copy() if copy else x
+    A = _as_coo(x)
+    xp = A._xp
+    n, d = A.ndim, A.dense_ndim
+    if math.prod(shape) == 0:
+        fill = A._fill if A._fill.ndim == 0 else xp.zeros((), dtype=A.dtype)
+        empty = _coo_class()._from_parts(xp, xp.zeros((len(shape), 0), dtype=A._indices.dtype),
+                                xp.zeros((0,), dtype=A.dtype), shape, fill, coalesced=True)
+        return _back(empty, x)
+    keep = next(k for k in range(min(d, len(shape)), -1, -1) if k == 0 or shape[len(shape) - k :] == A.shape[n - k :])
+    if not _fill_uniform_over(A, d - keep):
+        raise ValueError(
+            f"reshape: shape {shape} merges dense dims {A.dense_shape[: d - keep]} of an array of shape {A.shape} "
+            "with sparse dims, but the fill value varies along them (a sparse dim has one fill per dense part); "
+            "use reshape(A.to_dense(), shape) or a scalar fill"
+        )
+    A = move_dense_to_sparse(A, n - keep)
+    new_sparse = shape[: len(shape) - keep]
+    keys = linear_keys(xp, A._indices, A.sparse_shape)
+    if keys is None:
+        raise ValueError(f"reshape: shape {A.shape} has more elements than 64-bit linear indices can address")
+    from ._keys import index_dtype_for
+
+    indices = unravel(xp, keys, new_sparse, index_dtype_for(xp, new_sparse, A.nse, A._indices))
+    values = xp.asarray(A._values, copy=True) if copy else A._values
+    return _back(_coo_class()._from_parts(xp, indices, values, shape, A._fill, coalesced=A._coalesced), x)
+
+
+# --- expand_dims / squeeze --------------------------------------------------------------------------
+def expand_dims(x, /, *, axis=0):
+    """``x`` with size-1 dims inserted at ``axis`` (an int or a tuple of ints, positions in the result).
+
+    A new dim at or before the last sparse dim of a COO is sparse (a row of zero indices); a new
+    dim among the dense dims, or after the last dim of a compressed array, is dense (a unit axis
+    of the values and of a dense-part fill).
+    """
+    if not isinstance(x, SparseArray):
+        return namespace_of(x).expand_dims(x, axis=axis)
+    positions = sorted(normalize_axes(axis, x.ndim + (len(axis) if isinstance(axis, tuple) else 1),
+                                      "expand_dims", allow_none=False))
+    A = _as_coo(x)
+    xp = A._xp
+    indices, values, fill, shape = A._indices, A._values, A._fill, list(A.shape)
+    s = A.sparse_ndim
+    last_sparse = s if x.layout == "coo" else s - 1  # a compressed array keeps its trailing dims dense
+    for p in positions:
+        if p <= last_sparse:
+            zeros = xp.zeros((1, indices.shape[1]), dtype=indices.dtype)
+            indices = xp.concat([indices[:p, :], zeros, indices[p:, :]], axis=0)
+            s += 1
+            last_sparse += 1
+        else:
+            values = xp.expand_dims(values, axis=1 + p - s)
+            if fill.ndim:
+                fill = xp.expand_dims(fill, axis=p - s)
+        shape.insert(p, 1)
+    return _back(_coo_class()._from_parts(xp, indices, values, tuple(shape), fill, coalesced=A._coalesced), x)
+
+
+def squeeze(x, /, axis):
+    """``x`` without the size-1 dims ``axis`` (an int or a tuple of ints); ValueError for a dim of
+    another size. Squeezing every dim of an array gives a 0-d COO."""
+    if not isinstance(x, SparseArray):
+        return namespace_of(x).squeeze(x, axis=axis)
+    dims = normalize_axes(axis, x.ndim, "squeeze", allow_none=False)
+    for dim in dims:
+        if x.shape[dim] != 1:
+            raise ValueError(f"squeeze: dim {dim} of an array of shape {x.shape} has size {x.shape[dim]}, not 1")
+    if not dims:
+        return x
+    A = _as_coo(x)
+    xp = A._xp
+    s = A.sparse_ndim
+    keep = [d for d in range(s) if d not in dims]
+    indices = A._indices if len(keep) == s else xp.take(A._indices, xp.asarray(keep, dtype=xp.int64), axis=0)
+    values, fill = _on_dense_dims(A, dims, lambda a, axes: xp.squeeze(a, axis=axes))
+    shape = tuple(n for d, n in enumerate(A.shape) if d not in dims)
+    return _back(_coo_class()._from_parts(xp, indices, values, shape, fill, coalesced=A._coalesced), x)
+
+
+# --- flip -------------------------------------------------------------------------------------------
+def flip(x, /, *, axis=None):
+    """``x`` with the order of elements reversed along ``axis`` (None: every dim), as ``numpy.flip``.
+
+    >>> import sparray
+    >>> sparray.flip(sparray.COO([[0, 2]], [1.0, 2.0], shape=(4,), fill_value=5.0)).to_dense().tolist()
+    [5.0, 2.0, 5.0, 1.0]
+    """
+    if not isinstance(x, SparseArray):
+        return namespace_of(x).flip(x, axis=axis)
+    dims = normalize_axes(axis, x.ndim, "flip")
+    if not dims:
+        return x
+    A = _as_coo(x)
+    xp = A._xp
+    s = A.sparse_ndim
+    sparse = [d for d in dims if d < s]
+    indices = A._indices
+    if sparse:
+        flipped = xp.asarray([d in sparse for d in range(s)], dtype=xp.bool)
+        top = xp.asarray([n - 1 for n in A.sparse_shape], dtype=indices.dtype)
+        indices = xp.where(flipped[:, None], top[:, None] - indices, indices)
+    values, fill = _on_dense_dims(A, dims, lambda a, axes: xp.flip(a, axis=axes))
+    return _back(_coo_class()._from_parts(xp, indices, values, A.shape, fill, coalesced=None if sparse else A._coalesced), x)

@@ -24,7 +24,6 @@ sparse dims. ``keepdims`` keeps size-1 dims in place. NaN propagates as in NumPy
 from __future__ import annotations
 
 import math
-import operator
 
 from . import _dispatch
 from ._base import SparseArray
@@ -32,26 +31,13 @@ from ._conversion import match_layout
 from ._fill import fill_is_zero
 from ._keys import linear_keys, unravel
 from ._namespace import namespace_of
+from ._validation import normalize_axes
 
 __all__ = ["sum", "prod", "max", "min", "mean", "var", "std", "any", "all"]
 
 
 def _normalize_axis(axis, ndim, who):
-    if axis is None:
-        return tuple(range(ndim))
-    axes = (axis,) if not isinstance(axis, tuple) else axis
-    out = []
-    for a in axes:
-        try:
-            a = operator.index(a)
-        except TypeError:
-            raise TypeError(f"{who}: axis must be an int, a tuple of ints or None; got {axis!r}") from None
-        if not -ndim <= a < ndim:
-            raise ValueError(f"{who}: axis {a} is out of range for an array of {ndim} dims")
-        out.append(a % ndim)
-    if len(set(out)) != len(out):
-        raise ValueError(f"{who}: repeated axis in {axis!r}")
-    return tuple(sorted(out))
+    return tuple(sorted(normalize_axes(axis, ndim, who)))
 
 
 def _result_dtype(xp, kind, dtype, given):

@@ -47,6 +47,26 @@ def invariant_checks_on(explicit=None) -> bool:
     return _CHECKS.get() if explicit is None else bool(explicit)
 
 
+def normalize_axes(axis, ndim, who, *, allow_none=True):
+    """``axis`` (an int, a tuple of ints, or None for every dim) as a tuple of dims in [0, ndim)."""
+    if axis is None and allow_none:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    out = []
+    for a in axes:
+        try:
+            a = operator.index(a)
+        except TypeError:
+            allowed = "an int, a tuple of ints or None" if allow_none else "an int or a tuple of ints"
+            raise TypeError(f"{who}: axis must be {allowed}; got {axis!r}") from None
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{who}: axis {a} is out of range for an array of {ndim} dims")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{who}: repeated axis in {axis!r}")
+    return tuple(out)
+
+
 def normalize_shape(shape, who: str) -> tuple[int, ...]:
     """``shape`` as a tuple of non-negative Python ints (an int means a 1-d shape)."""
     if isinstance(shape, int) or hasattr(shape, "__index__"):
