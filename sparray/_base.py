@@ -130,6 +130,12 @@ class SparseArray:
 
         return astype(self, dtype, copy=copy)
 
+    def __getitem__(self, key):
+        """``self[key]`` with NumPy's basic and advanced indexing rules (see ``sparray._indexing``)."""
+        from ._indexing import getitem
+
+        return getitem(self, key)
+
     def __len__(self):
         if self.ndim == 0:
             raise TypeError("len() of a 0-d sparse array")

@@ -1,0 +1,317 @@
+"""``A[key]`` for sparse arrays, with NumPy's rules for basic and advanced indexing.
+
+A key item is an int, a slice (any step), ``...``, ``None``, an integer array (or list), or a
+boolean array (a dense one, or a boolean SparseArray: its ``nonzero()`` is used). The result is
+what NumPy gives on ``A.to_dense()`` (a 0-d dense array when every dim is indexed by an int),
+with the fill value kept; a compressed array comes back in its layout when the result's shape
+allows it, else as COO.
+
+How (on the COO form, one vectorised pass over the entries per indexed dim):
+
+- an int keeps the entries whose coordinate equals it; a slice keeps those in its range and on
+  its step and maps ``c -> (c - start) // step``; ``None`` adds a coordinate row of zeros;
+- advanced indices (integer arrays, booleans as their ``nonzero``, and ints when an array is
+  present) are broadcast to one shape ``B`` and joined with the entries on their linear keys
+  (sorted entries, two ``searchsorted``): every (element of B, matching entry) pair is an output
+  entry, so repeated indices repeat entries. The ``B`` dims replace the indexed dims in place
+  when the advanced indices are adjacent, else they come first (NumPy's rule);
+- items on dense dims index the values (and a dense-part fill) directly, adjacent advanced
+  indices among them included; an advanced block that also touches a sparse dim turns the dense
+  dims up to its last one into sparse dims first (the fill must not vary along them, else a
+  ValueError says so).
+
+Uncoalesced arrays keep their duplicates (they still sum to the indexed element). Out-of-range
+indices raise IndexError naming the index, the dim and its size, as NumPy does.
+
+>>> import sparray
+>>> A = sparray.COO([[0, 1, 2], [1, 0, 2]], [1.0, 2.0, 3.0], shape=(3, 3), fill_value=-1.0)
+>>> A[1:, ::-1].to_dense().tolist()
+[[-1.0, -1.0, 2.0], [3.0, -1.0, -1.0]]
+>>> A[[2, 0], 1].to_dense().tolist()
+[-1.0, 1.0]
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from ._base import SparseArray
+from ._keys import index_dtype_for, linear_keys, unravel
+from ._namespace import is_array
+
+__all__ = ["getitem"]
+
+
+class _Adv:
+    """An advanced index on one dim: an integer array (from an array, a boolean's nonzero, or an int)."""
+
+    def __init__(self, array, bool_shape=None):
+        self.array = array
+        self.bool_shape = bool_shape  # on the first dim of a boolean index: the mask's shape
+
+
+def _is_bool_dtype(xp, a):
+    return a.dtype == xp.bool
+
+
+def _parse(xp, key, ndim):
+    """The key as a list of items covering every dim: ints, slices, None and _Adv (booleans split
+    into one _Adv per dim they cover)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    items = []
+    ellipses = 0
+    for k in key:
+        if k is None or isinstance(k, slice):
+            items.append(k)
+        elif k is Ellipsis:
+            ellipses += 1
+            items.append(k)
+        elif isinstance(k, bool) or (is_array(k) and getattr(k, "ndim", 1) == 0 and str(k.dtype) == "bool"):
+            raise IndexError("sparray: 0-d boolean indices are not supported; use None to add a dim")
+        elif isinstance(k, SparseArray):
+            if k.dtype == xp.bool:
+                from ._searching import nonzero
+
+                items.extend(_Adv(a) for a in nonzero(k))
+            else:
+                items.append(_Adv(k.to_dense()))
+        else:
+            try:
+                items.append(operator.index(k))
+                continue
+            except TypeError:
+                pass
+            a = k if is_array(k) else _as_index_array(xp, k)
+            if _is_bool_dtype(xp, a):
+                if a.ndim == 0:
+                    raise IndexError("sparray: 0-d boolean indices are not supported; use None to add a dim")
+                hits = xp.nonzero(a)
+                items.append(_Adv(hits[0], bool_shape=tuple(a.shape)))
+                items.extend(_Adv(i) for i in hits[1:])
+            elif xp.isdtype(a.dtype, "integral"):
+                items.append(_Adv(a))
+            else:
+                raise IndexError(
+                    "sparray: only integers, slices (`:`), ellipsis (`...`), None and integer or boolean "
+                    f"arrays are valid indices; got {k!r}"
+                )
+    if ellipses > 1:
+        raise IndexError("sparray: an index can only have a single ellipsis ('...')")
+    consumed = sum(1 for it in items if it is not None and it is not Ellipsis)
+    if consumed > ndim:
+        raise IndexError(f"too many indices for array: array is {ndim}-dimensional, but {consumed} were indexed")
+    fill = [slice(None)] * (ndim - consumed)
+    if ellipses:
+        at = items.index(Ellipsis)
+        items = items[:at] + fill + items[at + 1 :]
+    else:
+        items = items + fill
+    return items
+
+
+def _as_index_array(xp, k):
+    try:
+        return xp.asarray(k)
+    except (TypeError, ValueError) as exc:
+        raise IndexError(f"sparray: cannot use {k!r} as an index: {exc}") from None
+
+
+def getitem(x, key):
+    """``x[key]`` (see the module docstring)."""
+    from ._conversion import match_layout
+
+    if isinstance(key, tuple) and not key:
+        return x
+    xp = x._xp
+    items = _parse(xp, key, x.ndim)
+    if any(isinstance(it, _Adv) for it in items):  # NumPy: ints are advanced indices then
+        items = [_Adv(xp.asarray(it, dtype=xp.int64)) if isinstance(it, int) else it for it in items]
+    A = x if x.layout == "coo" else x.to_layout("coo")
+    out = _index_coo(A, items)
+    if out.ndim == 0:
+        return out.to_dense()
+    return match_layout(out, x)
+
+
+def _dims_of(items):
+    """The input dim each item consumes (None for a None item), and the number consumed before each."""
+    dims, d = [], 0
+    for it in items:
+        if it is None:
+            dims.append(None)
+        else:
+            dims.append(d)
+            d += 1
+    return dims
+
+
+def _check_bounds(xp, adv, dim, size):
+    a = adv.array
+    if math.prod(a.shape) == 0:
+        return
+    lo, hi = int(xp.min(a)), int(xp.max(a))
+    if lo < -size or hi >= size:
+        raise IndexError(f"index {lo if lo < -size else hi} is out of bounds for axis {dim} with size {size}")
+
+
+def _index_coo(A, items):
+    from ._coo import COO
+    from ._manipulation import move_dense_to_sparse
+
+    xp = A._xp
+    dims = _dims_of(items)
+    adv_pos = [p for p, it in enumerate(items) if isinstance(it, _Adv)]
+    for p in adv_pos:  # the whole key is checked before anything moves
+        it = items[p]
+        bshape = it.bool_shape
+        if bshape is not None and tuple(A.shape[dims[p] : dims[p] + len(bshape)]) != bshape:
+            raise IndexError(
+                f"boolean index of shape {bshape} did not match the indexed dims "
+                f"{tuple(A.shape[dims[p] : dims[p] + len(bshape)])} starting at axis {dims[p]}"
+            )
+        _check_bounds(xp, it, dims[p], A.shape[dims[p]])
+    bshape = _broadcast_shape([tuple(items[p].array.shape) for p in adv_pos]) if adv_pos else ()
+    dense_only = (adv_pos and min(dims[p] for p in adv_pos) >= A.sparse_ndim
+                  and adv_pos == list(range(adv_pos[0], adv_pos[0] + len(adv_pos))))
+    if adv_pos and not dense_only:  # an advanced block with a sparse dim: every dim it touches sparse
+        last = max(dims[p] for p in adv_pos)
+        if last >= A.sparse_ndim:
+            A = move_dense_to_sparse(A, last + 1)
+    s = A.sparse_ndim
+    shape = A.shape
+    idx = xp.astype(A._indices, xp.int64)
+    keep = xp.ones((A.nse,), dtype=xp.bool)
+    coords = {}  # item position -> output coordinate row (before the advanced join)
+    sizes = {}
+    ordered = True
+    sparse_items = []  # positions of items that act on sparse dims (None counts when it sits there)
+    dense_key = []
+    for p, it in enumerate(items):
+        d = dims[p]
+        if d is not None:
+            in_sparse = d < s
+        else:  # a new dim: sparse among the sparse dims, or after them when there are no dense dims
+            before = _consumed_before(dims, p)
+            in_sparse = before < s or (before == s and A.dense_ndim == 0)
+        if not in_sparse:
+            dense_key.append(it)
+            continue
+        sparse_items.append(p)
+        if it is None:
+            sizes[p] = 1
+            coords[p] = None
+        elif isinstance(it, int):
+            n = shape[d]
+            if not -n <= it < n:
+                raise IndexError(f"index {it} is out of bounds for axis {d} with size {n}")
+            keep = keep & (idx[d, :] == it % n)
+        elif isinstance(it, slice):
+            n = shape[d]
+            start, stop, step = it.indices(n)
+            c = idx[d, :]
+            if step > 0:
+                inside = (c >= start) & (c < stop) & ((c - start) % step == 0)
+                coords[p] = (c - start) // step
+            else:
+                inside = (c <= start) & (c > stop) & ((start - c) % (-step) == 0)
+                coords[p] = (start - c) // (-step)
+                ordered = False
+            if not (start == 0 and stop == n and step == 1):
+                keep = keep & inside
+            sizes[p] = len(range(start, stop, step))
+    sel = xp.nonzero(keep)[0]
+    nsel = sel.shape[0]
+    values = xp.take(A._values, sel, axis=0)
+
+    def picked(row):
+        return xp.take(row, sel) if nsel != A.nse else row
+
+    rows = {p: (picked(c) if c is not None else None) for p, c in coords.items()}
+    adv = [p for p in sparse_items if isinstance(items[p], _Adv)]
+    out_order = [p for p in sparse_items if p in sizes]  # output dims from basic items, in order
+    adv_rows, adv_sizes = [], []
+    if adv:
+        ordered = False
+        arrays = [items[p].array for p in adv]
+        nb = math.prod(bshape)
+        flat = [xp.reshape(xp.broadcast_to(xp.astype(a, xp.int64), bshape), (nb,)) for a in arrays]
+        adv_dims = [dims[p] for p in adv]
+        flat = [xp.where(f < 0, f + shape[d], f) for f, d in zip(flat, adv_dims)]
+        adv_shape = tuple(shape[d] for d in adv_dims)
+        entry_keys = linear_keys(xp, xp.stack([picked(idx[d, :]) for d in adv_dims]) if adv_dims else idx[:0, :],
+                                 adv_shape)
+        wanted = linear_keys(xp, xp.stack(flat) if flat else xp.zeros((0, nb), dtype=xp.int64), adv_shape)
+        if entry_keys is None or wanted is None:
+            raise IndexError(f"sparray: the indexed dims {adv_shape} have more than 2**63 positions")
+        b_of, e_of = _join(xp, entry_keys, wanted)
+        values = xp.take(values, e_of, axis=0)
+        rows = {p: (xp.take(r, e_of) if r is not None else None) for p, r in rows.items()}
+        b_coords = unravel(xp, b_of, bshape, xp.int64) if bshape else xp.zeros((0, b_of.shape[0]), dtype=xp.int64)
+        adv_rows = [b_coords[k, :] for k in range(len(bshape))]
+        adv_sizes = list(bshape)
+        nsel = b_of.shape[0]
+    # the output's sparse dims: basic items in order, the advanced block in place or in front
+    out_rows, out_sizes = [], []
+    adjacent = adv and adv == list(range(adv[0], adv[0] + len(adv)))
+    placed = not adv
+    if adv and not adjacent:
+        out_rows += adv_rows
+        out_sizes += adv_sizes
+        placed = True
+    for p in sorted(set(out_order) | set(adv)):
+        if p in adv:
+            if not placed:
+                out_rows += adv_rows
+                out_sizes += adv_sizes
+                placed = True
+            continue
+        out_rows.append(rows[p] if rows[p] is not None else xp.zeros((nsel,), dtype=xp.int64))
+        out_sizes.append(sizes[p])
+    values, fill = _index_dense(xp, values, A._fill, dense_key)
+    sparse_shape = tuple(out_sizes)
+    out_shape = sparse_shape + tuple(values.shape[1:])
+    itype = index_dtype_for(xp, sparse_shape, nsel, A._indices)
+    indices = xp.stack([xp.astype(r, itype) for r in out_rows]) if out_rows else xp.zeros((0, nsel), dtype=itype)
+    return COO._from_parts(xp, indices, values, out_shape, fill, coalesced=A._coalesced if ordered else None)
+
+
+def _consumed_before(dims, p):
+    return sum(1 for d in dims[:p] if d is not None)
+
+
+def _index_dense(xp, values, fill, dense_key):
+    """Basic indexing of the values' dense axes (after the entry axis) and of a dense-part fill."""
+    if not dense_key or all(isinstance(k, slice) and k == slice(None) for k in dense_key):
+        return values, fill
+    key = tuple(k.array if isinstance(k, _Adv) else k for k in dense_key)
+    values = values[(slice(None), *key)]
+    if fill.ndim:
+        fill = fill[key]
+    return values, fill
+
+
+def _broadcast_shape(shapes):
+    from ._manipulation import broadcast_shapes
+
+    try:
+        return broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError(f"shape mismatch: indexing arrays could not be broadcast together with shapes {shapes}") from None
+
+
+def _join(xp, entry_keys, wanted):
+    """Every pair (b, e) with ``wanted[b] == entry_keys[e]``, b ascending (then e in entry order)."""
+    order = xp.argsort(entry_keys, stable=True)
+    sorted_keys = xp.take(entry_keys, order)
+    lo = xp.searchsorted(sorted_keys, wanted, side="left")
+    hi = xp.searchsorted(sorted_keys, wanted, side="right")
+    count = hi - lo
+    ends = xp.cumulative_sum(count)
+    total = int(ends[-1]) if ends.shape[0] else 0
+    q = xp.arange(total, dtype=xp.int64)
+    b = xp.searchsorted(ends, q, side="right")
+    starts = ends - count
+    e = xp.take(order, xp.take(lo, b) + (q - xp.take(starts, b)))
+    return b, e

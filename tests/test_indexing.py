@@ -1,0 +1,144 @@
+"""``A[key]`` against NumPy's indexing of ``A.to_dense()``: ints, slices with any step, ``...``,
+``None``, integer and boolean arrays (and mixes, adjacent or not), on every layout with fills
+0, 1.5, nan and -inf (dense-part fills for hybrid shapes), uncoalesced COO, and the errors."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from sparray_testing import assert_matches_dense, coo_cases, layout_cases, make_coo
+
+import sparray
+
+
+def _random_slice(rng, n):
+    start = int(rng.integers(-n - 1, n + 2)) if rng.random() < 0.7 else None
+    stop = int(rng.integers(-n - 1, n + 2)) if rng.random() < 0.7 else None
+    step = int(rng.choice([1, 2, 3, -1, -2])) if rng.random() < 0.7 else None
+    return slice(start, stop, step)
+
+
+def _random_key(rng, shape):
+    """A random key for ``shape``: basic items, sometimes with one or two integer arrays or a mask."""
+    items = []
+    for n in shape:
+        r = rng.random()
+        if r < 0.25 and n:
+            items.append(int(rng.integers(-n, n)))
+        elif r < 0.45 and n:
+            items.append(rng.integers(-n, n, size=int(rng.integers(0, 4))))
+        elif r < 0.5:
+            items.append(rng.random(n) < 0.5)
+        else:
+            items.append(_random_slice(rng, n))
+        if rng.random() < 0.1:
+            items.append(None)
+    cut = int(rng.integers(0, len(items) + 1))
+    if rng.random() < 0.3:
+        items = items[:cut] + [Ellipsis]  # the rest implied
+    return tuple(items)
+
+
+def _check(A, D, key):
+    try:
+        expected = D[key]
+    except IndexError:  # out of range, shape mismatch of index arrays, mask of the wrong shape
+        with pytest.raises(IndexError):
+            A[key]
+        return
+    try:
+        R = A[key]
+    except ValueError as exc:
+        # documented limit: an advanced block over sparse and dense dims whose fill varies
+        assert "fill value varies" in str(exc) and _fill_varies(A), (A, key)
+        return
+    if np.ndim(expected) == 0:
+        assert not isinstance(R, sparray.SparseArray)
+        np.testing.assert_array_equal(np.asarray(R), expected)
+        return
+    assert isinstance(R, sparray.SparseArray)
+    assert R.layout in (A.layout, "coo")
+    assert_matches_dense(R, expected)
+
+
+def _fill_varies(A):
+    f = np.asarray(A.fill_value)
+    return f.ndim > 0 and f.size > 1 and not np.all((f == f.flat[0]) | (np.isnan(f) & np.isnan(f.flat[0])))
+
+
+FIXED_KEYS = [
+    0, -1, slice(None), slice(None, None, -1), slice(1, None, 2), (slice(None), 0), (Ellipsis, -1),
+    (None,), (0, None), (Ellipsis, None), [0, 0, -1], ([1, 0], Ellipsis), (slice(None), [1, 1]),
+    ([0, 1], [1, 0]), (0, slice(None), [1, 0]), ([[0], [1]], [0, 1]),
+]  # fmt: skip
+
+
+def test_getitem_every_layout_fixed_and_random_keys(backend):
+    rng = np.random.default_rng(0)
+    for layout, A, D in layout_cases(rng):
+        for key in FIXED_KEYS:
+            _check(A, D, key)
+        for _ in range(6):
+            _check(A, D, _random_key(rng, A.shape))
+
+
+@given(coo_cases(dtypes=("float64", "int64", "bool")))
+def test_getitem_uncoalesced_nd_coo(case):
+    A, D = case
+    rng = np.random.default_rng(1)
+    for _ in range(8):
+        _check(A, D, _random_key(rng, A.shape))
+
+
+def test_getitem_keeps_the_fill_and_the_order():
+    rng = np.random.default_rng(2)
+    A, D = make_coo(rng, (6, 5, 3), 2, density=0.4, fill=np.nan, dense_fill=True)
+    A = A.coalesce()
+    R = A[1:5:2, ::2]
+    assert R.is_coalesced and R.dense_ndim == 1
+    assert_matches_dense(R, D[1:5:2, ::2], fill=np.asarray(A.fill_value))
+    S = A[:, :, 1]  # an int on the dense dim: the fill follows
+    assert_matches_dense(S, D[:, :, 1], fill=np.asarray(A.fill_value)[1])
+    T = A[[0, 0, 5]]  # repeated indices repeat entries
+    assert_matches_dense(T, D[[0, 0, 5]])
+    U = A[:, :, [2, 0]]  # an advanced index on a dense dim with a varying fill
+    assert_matches_dense(U, D[:, :, [2, 0]])
+
+
+def test_getitem_with_boolean_sparse_mask_and_dense_mask():
+    rng = np.random.default_rng(3)
+    A, D = make_coo(rng, (4, 5), density=0.5, fill=1.5)
+    mask = A > 1.0
+    np.testing.assert_array_equal(A[mask].to_dense(), D[D > 1.0])
+    np.testing.assert_array_equal(A[D > 1.0].to_dense(), D[D > 1.0])
+    np.testing.assert_array_equal(A[np.array([True, False, True, False])].to_dense(), D[[0, 2]])
+
+
+def test_getitem_compressed_comes_back_compressed():
+    C = sparray.CSR([0, 2, 3, 3], [0, 2, 1], [1.0, 2.0, 3.0], shape=(3, 3), fill_value=0.5)
+    R = C[::-1, 1:]
+    assert R.layout == "csr"
+    np.testing.assert_array_equal(R.to_dense(), C.to_dense()[::-1, 1:])
+    assert C[1].layout == "coo" and C[1].shape == (3,)
+    assert C[()] is C
+
+
+def test_getitem_errors():
+    A = sparray.COO([[0, 1], [1, 0]], [1.0, 2.0], shape=(2, 3))
+    with pytest.raises(IndexError, match="index 2 is out of bounds for axis 0 with size 2"):
+        A[2]
+    with pytest.raises(IndexError, match="index -4 is out of bounds for axis 1 with size 3"):
+        A[:, [0, -4]]
+    with pytest.raises(IndexError, match="too many indices for array: array is 2-dimensional, but 3 were indexed"):
+        A[0, 0, 0]
+    with pytest.raises(IndexError, match="single ellipsis"):
+        A[..., ...]
+    with pytest.raises(IndexError, match="valid indices"):
+        A[1.5]
+    with pytest.raises(IndexError, match="valid indices"):
+        A[np.array([0.5])]
+    with pytest.raises(IndexError, match="shape mismatch"):
+        A[[0, 1], [0, 1, 2]]
+    with pytest.raises(IndexError, match="boolean index"):
+        A[np.array([True, False, True])]
+    with pytest.raises(IndexError, match="0-d boolean"):
+        A[True]
