@@ -67,7 +67,16 @@ def main() -> None:
     E = sparray.exp(S)
     _show("exp(S): same indices, fill exp(0)", (E.layout, E.crow_indices is S.crow_indices, float(E.fill_value)))
 
-    print("\n6. Products stay exact with any fill (RFC point 10: one sparse product plus a column sum)")
+    print("\n6. Indexing and shape functions keep the fill (NumPy's rules, every layout)")
+    P = sparray.asarray(np.array([[7.0, 1, 7], [2, 7, 3]]), fill_value=7.0, layout="csr")
+    _show("P[:, ::-1] (fill 7)", P[:, ::-1].to_dense().tolist())
+    _show("P[[1, 1, 0], 2]", P[[1, 1, 0], 2].to_dense().tolist())
+    _show("P[P < 7] (a sparse boolean mask)", P[P < 7].to_dense().tolist())
+    _show("reshape(P, (3, 2)) is still CSR", (sparray.reshape(P, (3, 2)).layout, sparray.reshape(P, (3, 2)).nse))
+    _show("concat([P, P], axis=1).shape", sparray.concat([P, P], axis=1).shape)
+    _show("where(P > 2, P, 0).fill_value", float(sparray.where(P > 2, P, 0.0).fill_value))
+
+    print("\n7. Products stay exact with any fill (RFC point 10: one sparse product plus a column sum)")
     F = sparray.asarray(np.array([[1.0, 5, 5], [5, 2, 5]]), fill_value=5.0, layout="csr")
     x = np.array([1.0, 2.0, 3.0])
     _show("F (fill 5) @ x", (F @ x).tolist())
@@ -80,7 +89,7 @@ def main() -> None:
 
     _tour_interop(S, batched)
 
-    print("\n8. One operation on every backend (coalesce + add + sum of 1e6 random entries)")
+    print("\n9. One operation on every backend (coalesce + add + sum of 1e6 random entries)")
     rng = np.random.default_rng(0)
     n = 1_000_000
     idx = rng.integers(0, 2000, size=(2, n))
@@ -103,17 +112,17 @@ def main() -> None:
     totals = [t for t, _ in results.values()]
     _show("backends agree", bool(np.allclose(totals, totals[0])))
 
-    print("\n9. The registry (op x layout x backend)")
+    print("\n10. The registry (op x layout x backend)")
     for line in sparray.kernel_table().splitlines():
         print("  " + line)
 
 
 def _tour_interop(S, batched) -> None:
-    """Section 7: files and other libraries (scipy and torch only when they are installed)."""
+    """Section 8: files and other libraries (scipy and torch only when they are installed)."""
     import importlib.util
     import io
 
-    print("\n7. Files and other libraries: npz, Matrix Market, binsparse, scipy, torch")
+    print("\n8. Files and other libraries: npz, Matrix Market, binsparse, scipy, torch")
     buf = io.BytesIO()
     G = sparray.full((3, 4), 2.5, layout="csc")
     sparray.save_npz(buf, G)
