@@ -179,9 +179,15 @@ TRANSPOSE_CASES = [
 ]
 
 
-# the transpose's paths: default (one level up to 2**_QBITS buckets, else two levels); two levels
-# from 8 buckets on; one level with per-thread counters over all buckets
-PATHS = {"default": {}, "two-level": {"_QBITS": 3}, "one-level": {"_SUB_BITS": -1}}
+# the transpose's paths: default (one level up to 2**_QBITS buckets or for banded input, else two
+# levels); two levels from 8 buckets on (never the banded rule); one level with per-thread
+# counters over all buckets; the banded rule taken for every input of more than one entry
+PATHS = {
+    "default": {},
+    "two-level": {"_QBITS": 3, "_BAND_CACHE_BYTES": -1},
+    "one-level": {"_SUB_BITS": -1},
+    "banded": {"_QBITS": 3, "_BAND_SAMPLES": 2, "_BAND_CACHE_BYTES": 1 << 62},
+}
 
 
 @pytest.fixture(params=list(PATHS))
@@ -417,3 +423,20 @@ def test_scatter_blocks_duplicates_and_bad():
         cp.scatter_blocks(ids[:3], slots[:3], np.ones((3, 0)), 0, 4, 0.0)
     with pytest.raises(ValueError, match=r"\(n,\), \(n,\), \(n, m\)"):
         cp.scatter_blocks(ids, slots[:-1], np.ones((n, 1)), 2, 4, 0.0)
+
+
+def test_near_diagonal_tells_banded_from_scattered():
+    rng = np.random.default_rng(11)
+    n = 20_000
+    # tridiagonal plus a far band (a 2-d stencil on a 100-wide grid): banded
+    rows = np.repeat(np.arange(n), 5)
+    cols = np.clip(rows + np.tile([-100, -1, 0, 1, 100], n), 0, n - 1)
+    offsets = np.arange(0, 5 * n + 1, 5, dtype=np.int64)
+    assert cp._near_diagonal(offsets, cols, n, n, 12)
+    # two batches of it: the band is judged within each batch
+    assert cp._near_diagonal(np.arange(0, 10 * n + 1, 5, dtype=np.int64), np.concatenate([cols, cols]), n, n, 12)
+    # a rectangular band (n x n / 2 with columns r / 2): banded after scaling
+    assert cp._near_diagonal(offsets, rows // 2, n, n // 2, 12)
+    # uniformly random columns: not banded; too few entries to judge: not banded
+    assert not cp._near_diagonal(offsets, rng.integers(0, n, 5 * n), n, n, 12)
+    assert not cp._near_diagonal(offsets[:3], cols[:10], 2, n, 12)
