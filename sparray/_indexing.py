@@ -156,129 +156,132 @@ def _check_bounds(xp, adv, dim, size):
         raise IndexError(f"index {lo if lo < -size else hi} is out of bounds for axis {dim} with size {size}")
 
 
+def _check_key(xp, A, items, dims, adv_pos):
+    """Bounds and boolean shapes of the advanced items; their broadcast shape (IndexError otherwise)."""
+    for p in adv_pos:
+        it = items[p]
+        mask_shape = it.bool_shape
+        covered = tuple(A.shape[dims[p] : dims[p] + len(mask_shape)]) if mask_shape is not None else None
+        if mask_shape is not None and covered != mask_shape:
+            raise IndexError(
+                f"boolean index of shape {mask_shape} did not match the indexed dims {covered} starting at axis {dims[p]}"
+            )
+        _check_bounds(xp, it, dims[p], A.shape[dims[p]])
+    return _broadcast_shape([tuple(items[p].array.shape) for p in adv_pos]) if adv_pos else ()
+
+
+class _Basic:
+    """The basic items applied to the sparse dims of COO ``A``: which entries stay (``keep``),
+    the output coordinate row and size of each item that makes a dim (``coords``, ``sizes``;
+    a None row is all zeros), the items left for the dense dims, and whether row-major order
+    survives (``ordered``)."""
+
+    def __init__(self, A, items, dims):
+        xp = A._xp
+        s = A.sparse_ndim
+        self.idx = idx = xp.astype(A._indices, xp.int64)
+        self.keep = xp.ones((A.nse,), dtype=xp.bool)
+        self.coords, self.sizes, self.sparse_items, self.dense_key = {}, {}, [], []
+        self.ordered = True
+        for p, it in enumerate(items):
+            d = dims[p]
+            if d is not None:
+                in_sparse = d < s
+            else:  # a new dim: sparse among the sparse dims, or after them when there are no dense dims
+                before = sum(1 for e in dims[:p] if e is not None)
+                in_sparse = before < s or (before == s and A.dense_ndim == 0)
+            if not in_sparse:
+                self.dense_key.append(it)
+                continue
+            self.sparse_items.append(p)
+            if it is None:
+                self.sizes[p], self.coords[p] = 1, None
+            elif isinstance(it, int):
+                n = A.shape[d]
+                if not -n <= it < n:
+                    raise IndexError(f"index {it} is out of bounds for axis {d} with size {n}")
+                self.keep = self.keep & (idx[d, :] == it % n)
+            elif isinstance(it, slice):
+                self._slice(A.shape[d], idx[d, :], it, p)
+
+    def _slice(self, n, c, it, p):
+        start, stop, step = it.indices(n)
+        if step > 0:
+            inside = (c >= start) & (c < stop) & ((c - start) % step == 0)
+            self.coords[p] = (c - start) // step
+        else:
+            inside = (c <= start) & (c > stop) & ((start - c) % (-step) == 0)
+            self.coords[p] = (start - c) // (-step)
+            self.ordered = False
+        if (start, stop, step) != (0, n, 1):
+            self.keep = self.keep & inside
+        self.sizes[p] = len(range(start, stop, step))
+
+
+def _advanced(xp, A, items, dims, adv, bshape, entry_rows):
+    """Join the kept entries (their coordinates ``entry_rows[d]``) with the advanced indices:
+    (position in B, kept entry) for every match, and B's coordinate rows of each pair."""
+    nb = math.prod(bshape)
+    adv_dims = [dims[p] for p in adv]
+    adv_shape = tuple(A.shape[d] for d in adv_dims)
+    wanted = []
+    for p, d in zip(adv, adv_dims):
+        f = xp.reshape(xp.broadcast_to(xp.astype(items[p].array, xp.int64), bshape), (nb,))
+        wanted.append(xp.where(f < 0, f + A.shape[d], f))
+    entry_keys = linear_keys(xp, xp.stack([entry_rows[d] for d in adv_dims]), adv_shape)
+    wanted_keys = linear_keys(xp, xp.stack(wanted), adv_shape)
+    if entry_keys is None or wanted_keys is None:
+        raise IndexError(f"sparray: the indexed dims {adv_shape} have more than 2**63 positions")
+    b_of, e_of = _join(xp, entry_keys, wanted_keys)
+    b_coords = unravel(xp, b_of, bshape, xp.int64) if bshape else xp.zeros((0, b_of.shape[0]), dtype=xp.int64)
+    return e_of, [b_coords[k, :] for k in range(len(bshape))]
+
+
 def _index_coo(A, items):
+    """``A[items]`` for COO ``A`` and a parsed key (one item per dim, plus Nones)."""
     from ._coo import COO
     from ._manipulation import move_dense_to_sparse
 
     xp = A._xp
     dims = _dims_of(items)
     adv_pos = [p for p, it in enumerate(items) if isinstance(it, _Adv)]
-    for p in adv_pos:  # the whole key is checked before anything moves
-        it = items[p]
-        bshape = it.bool_shape
-        if bshape is not None and tuple(A.shape[dims[p] : dims[p] + len(bshape)]) != bshape:
-            raise IndexError(
-                f"boolean index of shape {bshape} did not match the indexed dims "
-                f"{tuple(A.shape[dims[p] : dims[p] + len(bshape)])} starting at axis {dims[p]}"
-            )
-        _check_bounds(xp, it, dims[p], A.shape[dims[p]])
-    bshape = _broadcast_shape([tuple(items[p].array.shape) for p in adv_pos]) if adv_pos else ()
-    dense_only = (adv_pos and min(dims[p] for p in adv_pos) >= A.sparse_ndim
-                  and adv_pos == list(range(adv_pos[0], adv_pos[0] + len(adv_pos))))
-    if adv_pos and not dense_only:  # an advanced block with a sparse dim: every dim it touches sparse
-        last = max(dims[p] for p in adv_pos)
-        if last >= A.sparse_ndim:
-            A = move_dense_to_sparse(A, last + 1)
-    s = A.sparse_ndim
-    shape = A.shape
-    idx = xp.astype(A._indices, xp.int64)
-    keep = xp.ones((A.nse,), dtype=xp.bool)
-    coords = {}  # item position -> output coordinate row (before the advanced join)
-    sizes = {}
-    ordered = True
-    sparse_items = []  # positions of items that act on sparse dims (None counts when it sits there)
-    dense_key = []
-    for p, it in enumerate(items):
-        d = dims[p]
-        if d is not None:
-            in_sparse = d < s
-        else:  # a new dim: sparse among the sparse dims, or after them when there are no dense dims
-            before = _consumed_before(dims, p)
-            in_sparse = before < s or (before == s and A.dense_ndim == 0)
-        if not in_sparse:
-            dense_key.append(it)
-            continue
-        sparse_items.append(p)
-        if it is None:
-            sizes[p] = 1
-            coords[p] = None
-        elif isinstance(it, int):
-            n = shape[d]
-            if not -n <= it < n:
-                raise IndexError(f"index {it} is out of bounds for axis {d} with size {n}")
-            keep = keep & (idx[d, :] == it % n)
-        elif isinstance(it, slice):
-            n = shape[d]
-            start, stop, step = it.indices(n)
-            c = idx[d, :]
-            if step > 0:
-                inside = (c >= start) & (c < stop) & ((c - start) % step == 0)
-                coords[p] = (c - start) // step
-            else:
-                inside = (c <= start) & (c > stop) & ((start - c) % (-step) == 0)
-                coords[p] = (start - c) // (-step)
-                ordered = False
-            if not (start == 0 and stop == n and step == 1):
-                keep = keep & inside
-            sizes[p] = len(range(start, stop, step))
-    sel = xp.nonzero(keep)[0]
-    nsel = sel.shape[0]
-    values = xp.take(A._values, sel, axis=0)
-
-    def picked(row):
-        return xp.take(row, sel) if nsel != A.nse else row
-
-    rows = {p: (picked(c) if c is not None else None) for p, c in coords.items()}
-    adv = [p for p in sparse_items if isinstance(items[p], _Adv)]
-    out_order = [p for p in sparse_items if p in sizes]  # output dims from basic items, in order
-    adv_rows, adv_sizes = [], []
+    bshape = _check_key(xp, A, items, dims, adv_pos)  # the whole key is checked before anything moves
+    adjacent = adv_pos == list(range(adv_pos[0], adv_pos[0] + len(adv_pos))) if adv_pos else True
+    if adv_pos and not (adjacent and min(dims[p] for p in adv_pos) >= A.sparse_ndim):
+        # an advanced block with a sparse dim: every dim it touches becomes sparse
+        A = move_dense_to_sparse(A, max(max(dims[p] for p in adv_pos) + 1, A.sparse_ndim))
+    basic = _Basic(A, items, dims)
+    sel = xp.nonzero(basic.keep)[0]
+    whole = sel.shape[0] == A.nse
+    values = A._values if whole else xp.take(A._values, sel, axis=0)
+    rows = {p: (c if whole or c is None else xp.take(c, sel)) for p, c in basic.coords.items()}
+    nout = sel.shape[0]
+    adv = [p for p in basic.sparse_items if isinstance(items[p], _Adv)]  # (all of adv_pos unless dense)
+    adv_rows = []
     if adv:
-        ordered = False
-        arrays = [items[p].array for p in adv]
-        nb = math.prod(bshape)
-        flat = [xp.reshape(xp.broadcast_to(xp.astype(a, xp.int64), bshape), (nb,)) for a in arrays]
-        adv_dims = [dims[p] for p in adv]
-        flat = [xp.where(f < 0, f + shape[d], f) for f, d in zip(flat, adv_dims)]
-        adv_shape = tuple(shape[d] for d in adv_dims)
-        entry_keys = linear_keys(xp, xp.stack([picked(idx[d, :]) for d in adv_dims]) if adv_dims else idx[:0, :],
-                                 adv_shape)
-        wanted = linear_keys(xp, xp.stack(flat) if flat else xp.zeros((0, nb), dtype=xp.int64), adv_shape)
-        if entry_keys is None or wanted is None:
-            raise IndexError(f"sparray: the indexed dims {adv_shape} have more than 2**63 positions")
-        b_of, e_of = _join(xp, entry_keys, wanted)
+        entry_rows = {dims[p]: (basic.idx[dims[p], :] if whole else xp.take(basic.idx[dims[p], :], sel)) for p in adv}
+        e_of, adv_rows = _advanced(xp, A, items, dims, adv, bshape, entry_rows)
         values = xp.take(values, e_of, axis=0)
         rows = {p: (xp.take(r, e_of) if r is not None else None) for p, r in rows.items()}
-        b_coords = unravel(xp, b_of, bshape, xp.int64) if bshape else xp.zeros((0, b_of.shape[0]), dtype=xp.int64)
-        adv_rows = [b_coords[k, :] for k in range(len(bshape))]
-        adv_sizes = list(bshape)
-        nsel = b_of.shape[0]
-    # the output's sparse dims: basic items in order, the advanced block in place or in front
-    out_rows, out_sizes = [], []
-    adjacent = adv and adv == list(range(adv[0], adv[0] + len(adv)))
-    placed = not adv
-    if adv and not adjacent:
-        out_rows += adv_rows
-        out_sizes += adv_sizes
-        placed = True
-    for p in sorted(set(out_order) | set(adv)):
+        nout = e_of.shape[0]
+    # the output's sparse dims: basic items in key order, the advanced block in place when its
+    # items are adjacent in the key, else in front (NumPy's rule)
+    out_rows, out_sizes = ([], []) if adjacent or not adv else (list(adv_rows), list(bshape))
+    for p in sorted(set(basic.sizes) | set(adv)):
         if p in adv:
-            if not placed:
+            if adjacent and p == adv[0]:
                 out_rows += adv_rows
-                out_sizes += adv_sizes
-                placed = True
+                out_sizes += list(bshape)
             continue
-        out_rows.append(rows[p] if rows[p] is not None else xp.zeros((nsel,), dtype=xp.int64))
-        out_sizes.append(sizes[p])
-    values, fill = _index_dense(xp, values, A._fill, dense_key)
+        out_rows.append(rows[p] if rows[p] is not None else xp.zeros((nout,), dtype=xp.int64))
+        out_sizes.append(basic.sizes[p])
+    values, fill = _index_dense(xp, values, A._fill, basic.dense_key)
     sparse_shape = tuple(out_sizes)
-    out_shape = sparse_shape + tuple(values.shape[1:])
-    itype = index_dtype_for(xp, sparse_shape, nsel, A._indices)
-    indices = xp.stack([xp.astype(r, itype) for r in out_rows]) if out_rows else xp.zeros((0, nsel), dtype=itype)
-    return COO._from_parts(xp, indices, values, out_shape, fill, coalesced=A._coalesced if ordered else None)
-
-
-def _consumed_before(dims, p):
-    return sum(1 for d in dims[:p] if d is not None)
+    itype = index_dtype_for(xp, sparse_shape, nout, A._indices)
+    indices = xp.stack([xp.astype(r, itype) for r in out_rows]) if out_rows else xp.zeros((0, nout), dtype=itype)
+    ordered = basic.ordered and not adv
+    return COO._from_parts(xp, indices, values, sparse_shape + tuple(values.shape[1:]), fill,
+                           coalesced=A._coalesced if ordered else None)
 
 
 def _index_dense(xp, values, fill, dense_key):
