@@ -17,6 +17,8 @@ GLOBAL offsets (row ``g = b * nmajor + r`` holds entries ``offsets[g]:offsets[g 
   the fill everywhere but ``out[block_ids[k], slots[k]] = values[k]``.
 - ``unused_minor(minor, nminor)``: the sorted int64 minor indices no entry uses (numba:
   ``kernels/cpu/occupancy.py``).
+- ``take_major(offsets, minor, values, rows)``: the rows ``rows`` (int64, in range, any order,
+  repeats allowed) as ``(int64 offsets, minor, values)`` (numba: ``kernels/cpu/take.py``).
 
 No scatter exists in the array API, so the writes are expressed as sorted gathers
 (``searchsorted`` on the destination keys).
@@ -29,7 +31,7 @@ from ._fill import same_value
 
 __all__ = [
     "compress_offsets", "expand_offsets", "transpose_compressed", "dense_to_compressed",
-    "compressed_to_dense", "scatter_blocks", "unused_minor",
+    "compressed_to_dense", "scatter_blocks", "unused_minor", "take_major",
 ]  # fmt: skip
 
 
@@ -115,3 +117,17 @@ def unused_minor(xp, minor, nminor):
     pos = xp.searchsorted(present, every)
     clipped = xp.where(pos < present.shape[0], pos, xp.full_like(pos, present.shape[0] - 1))
     return xp.nonzero(xp.take(present, clipped) != every)[0]
+
+
+@register("take_major", "csr", "generic")
+def take_major(xp, offsets, minor, values, rows):
+    """Rows ``rows`` of a compressed array: each picked row's entries, in the order asked."""
+    offsets = xp.astype(offsets, xp.int64)
+    starts = xp.take(offsets, rows)
+    lengths = xp.take(offsets, rows + 1) - starts
+    out = xp.concat([xp.zeros((1,), dtype=xp.int64), xp.cumulative_sum(lengths)])
+    total = int(out[-1])
+    # entry q of the result is entry starts[row of q] + (q - out[row of q]) of the input
+    owner = expand_offsets(xp, out, xp.int64)
+    src = xp.arange(total, dtype=xp.int64) + xp.take(starts - out[:-1], owner)
+    return out, xp.take(minor, src), xp.take(values, src, axis=0)

@@ -20,7 +20,10 @@ How (on the COO form, one vectorised pass over the entries per indexed dim):
   dims up to its last one into sparse dims first (the fill must not vary along them, else a
   ValueError says so).
 
-Uncoalesced arrays keep their duplicates (they still sum to the indexed element). Out-of-range
+A key on the compressed dim alone of an unbatched compressed array (rows of a CSR: ``A[i:j]``,
+``A[::2]``, ``A[[5, 1, 5]]``, ``A[i]``) is cut straight from the components instead: O(rows +
+their entries), views for a step-1 range. Uncoalesced arrays keep their duplicates (they still
+sum to the indexed element). Out-of-range
 indices raise IndexError naming the index, the dim and its size, as NumPy does.
 
 >>> import sparray
@@ -36,6 +39,7 @@ from __future__ import annotations
 import math
 import operator
 
+from . import _dispatch
 from ._base import SparseArray
 from ._keys import index_dtype_for, linear_keys, unravel
 from ._namespace import is_array
@@ -124,6 +128,9 @@ def getitem(x, key):
 
     if isinstance(key, tuple) and not key:
         return x
+    direct = _major_range(x, key)
+    if direct is not None:
+        return direct
     xp = x._xp
     items = _parse(xp, key, x.ndim)
     if any(isinstance(it, _Adv) for it in items):  # NumPy: ints are advanced indices then
@@ -133,6 +140,89 @@ def getitem(x, key):
     if out.ndim == 0:
         return out.to_dense()
     return match_layout(out, x)
+
+
+def _major_range(x, key):
+    """Rows of an unbatched CSR/BSR (columns of a CSC/BSC) picked by a key on the compressed dim
+    alone, cut straight from the components instead of going through COO. None for any other
+    key (which takes the general path). Trailing ``...`` and ``:`` are allowed.
+
+    - ``i:j`` (step 1, block aligned for BSR/BSC): new pointers for the range and views of its
+      entries, O(range);
+    - a slice with another step, or a 1-d integer array (CSR/CSC): the rows' entries gathered
+      in the order asked, O(rows + their entries);
+    - an int (CSR/CSC): that row's entries as a 1-d COO over the other dim."""
+    if x.layout == "coo" or x.batch_ndim:
+        return None
+    items = list(key) if isinstance(key, tuple) else [key]
+    while items and (items[-1] is Ellipsis or (isinstance(items[-1], slice) and items[-1] == slice(None))):
+        items.pop()
+    major = x._major
+    if len(items) != major + 1 or any(not (isinstance(k, slice) and k == slice(None)) for k in items[:major]):
+        return None
+    k = items[major]
+    n = x.shape[major]
+    if isinstance(k, slice):
+        start, stop, step = k.indices(n)
+        if step == 1:
+            return _major_slice(x, start, max(stop, start))
+        return None if x._blocked else _major_take(x, x._xp.arange(start, stop, step, dtype=x._xp.int64))
+    if x._blocked or isinstance(k, bool):
+        return None
+    if isinstance(k, int):
+        if not -n <= k < n:
+            raise IndexError(f"index {k} is out of bounds for axis {major} with size {n}")
+        return _major_row(x, k % n)
+    if isinstance(k, list) or (is_array(k) and not isinstance(k, SparseArray)):
+        xp = x._xp
+        rows = xp.asarray(k) if isinstance(k, list) else k
+        if rows.ndim != 1 or not xp.isdtype(rows.dtype, "integral"):
+            return None
+        rows = xp.astype(rows, xp.int64)
+        if rows.shape[0]:
+            lo, hi = int(xp.min(rows)), int(xp.max(rows))
+            if lo < -n or hi >= n:
+                raise IndexError(f"index {lo if lo < -n else hi} is out of bounds for axis {major} with size {n}")
+        return _major_take(x, xp.where(rows < 0, rows + n, rows))
+    return None
+
+
+def _major_slice(x, start, stop):
+    b = x._block[x._major]
+    if start % b or stop % b:
+        return None
+    x._check_contents()  # the pointers are trusted below
+    m0, m1 = start // b, stop // b
+    cidx = x._cidx
+    lo, hi = int(cidx[m0]), int(cidx[m1])
+    shape = list(x.shape)
+    shape[x._major] = stop - start
+    return type(x)._from_parts(x._xp, cidx[m0 : m1 + 1] - cidx[m0], x._pidx[lo:hi], x._values[lo:hi],
+                               tuple(shape), x._fill)
+
+
+def _major_row(x, i):
+    from ._coo import COO
+
+    x._check_contents()
+    xp = x._xp
+    lo, hi = int(x._cidx[i]), int(x._cidx[i + 1])
+    shape = (x.shape[1 - x._major], *x.shape[2:])
+    return COO._from_parts(xp, xp.reshape(x._pidx[lo:hi], (1, hi - lo)), x._values[lo:hi], shape, x._fill,
+                           coalesced=None)
+
+
+def _major_take(x, rows):
+    """CSR/CSC ``x`` with its compressed dim replaced by ``rows`` (int64, in range, any order)."""
+    x._check_contents()
+    xp = x._xp
+    offsets, minor, values = _dispatch.call("take_major", "csr", xp, x._cidx, x._pidx, x._values, rows,
+                                            work=rows.shape[0] * (1 + x.nse // max(x._grid[0], 1)))
+    shape = list(x.shape)
+    shape[x._major] = rows.shape[0]
+    total = minor.shape[0]
+    itype = x._cidx.dtype if total <= 2**31 - 1 or x._cidx.dtype == xp.int64 else xp.int64
+    return type(x)._from_parts(xp, xp.astype(offsets, itype), minor, values, tuple(shape), x._fill)
 
 
 def _dims_of(items):

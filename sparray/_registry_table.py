@@ -31,6 +31,7 @@ KERNELS = [
     ("sddmm",                "csr", "numba", "sparray.kernels.cpu.sddmm:sddmm"),
     ("all_finite",         "dense", "numba", "sparray.kernels.cpu.finite:all_finite"),
     ("unused_minor",         "csr", "numba", "sparray.kernels.cpu.occupancy:unused_minor"),
+    ("take_major",           "csr", "numba", "sparray.kernels.cpu.take:take_major"),
 ]  # fmt: skip
 
 # kernels that need no JIT warm-up (plain NumPy): used for inputs of every size

@@ -142,3 +142,37 @@ def test_getitem_errors():
         A[np.array([True, False, True])]
     with pytest.raises(IndexError, match="0-d boolean"):
         A[True]
+
+
+def test_compressed_major_ranges_are_cut_from_the_components(backend):
+    """Rows i:j of a CSR/BSR (columns of a CSC/BSC), rows by a stepped slice or an index array and
+    one row of a CSR (column of a CSC) come straight from the components: same layout (a step-1
+    range shares the entries); every other key agrees too."""
+    rng = np.random.default_rng(6)
+    for layout, A, D in layout_cases(rng, layouts=["csr", "csc", "bsr", "bsc"], fills=[0.0, np.nan]):
+        if A.batch_ndim:
+            continue
+        major = 0 if layout in ("csr", "bsr") else 1
+        n = A.shape[major]
+        for start, stop in [(0, n), (1, n - 1), (-3, None), (2, 1), (n, n + 5), (0, 0)]:
+            sl = slice(start, stop)
+            key = sl if major == 0 else (slice(None), sl)
+            R = A[key]
+            assert_matches_dense(R, D[key])
+            aligned = all(v % A.blocksize[major] == 0 for v in sl.indices(n)[:2]) if layout[0] == "b" else True
+            if aligned and R.nse:
+                assert R.layout == layout and np.shares_memory(np.asarray(R.values), np.asarray(A.values))
+        if layout in ("csr", "csc") and n:
+            for pick in (slice(None, None, 2), slice(None, None, -1), slice(-2, 0, -3), [n - 1, 0, 0, -1],
+                         np.array([], np.int64), np.arange(n)[::-1].copy()):
+                key = pick if major == 0 else (slice(None), pick)
+                R = A[key]
+                assert R.layout == layout
+                assert_matches_dense(R, D[key])
+            for i in (0, n - 1, -1):
+                key = i if major == 0 else (slice(None), i)
+                R = A[key]
+                assert R.layout == "coo"
+                assert_matches_dense(R, D[key])
+            with pytest.raises(IndexError, match=f"index {n} is out of bounds for axis {major}"):
+                A[n if major == 0 else (slice(None), n)]

@@ -440,3 +440,42 @@ def test_near_diagonal_tells_banded_from_scattered():
     # uniformly random columns: not banded; too few entries to judge: not banded
     assert not cp._near_diagonal(offsets, rng.integers(0, n, 5 * n), n, n, 12)
     assert not cp._near_diagonal(offsets[:3], cols[:10], 2, n, 12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.int32, np.bool_])
+@pytest.mark.parametrize("m", [None, 3])
+def test_take_major_matches_generic(dtype, m):
+    from sparray._compressed_generic import take_major as generic_take
+    from sparray.kernels.cpu.take import take_major
+
+    rng = np.random.default_rng(12)
+    nrows, nnz = 400, 3000
+    offsets = np.concatenate([[0], np.sort(rng.integers(0, nnz + 1, nrows - 1)), [nnz]]).astype(np.int32)
+    minor = rng.integers(0, 50, nnz).astype(np.int32)
+    values = rng.standard_normal((nnz,) if m is None else (nnz, m)).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        values = values + 1j * rng.standard_normal(values.shape)
+    rows = rng.integers(0, nrows, 1000)  # repeats and any order
+    got = take_major(offsets, minor, values, rows)
+    ref = generic_take(np, offsets, minor, values, rows.astype(np.int64))
+    for g, r in zip(got, ref):
+        np.testing.assert_array_equal(g, r)
+    assert got[1].dtype == np.int32 and got[2].dtype == values.dtype
+    empty = take_major(offsets, minor, values, np.zeros(0, np.int64))
+    assert empty[0].tolist() == [0] and empty[1].shape == (0,) and empty[2].shape[1:] == values.shape[1:]
+
+
+def test_take_major_checks_what_it_copies():
+    from sparray.kernels.cpu.take import take_major
+
+    offsets, minor, values = np.array([0, 2, 3]), np.array([0, 2, 1]), np.ones(3)
+    with pytest.raises(ValueError, match="row 2 is out of range for 2 rows"):
+        take_major(offsets, minor, values, np.array([2]))
+    with pytest.raises(ValueError, match="row -1 is out of range"):
+        take_major(offsets, minor, values, np.array([-1]))
+    with pytest.raises(ValueError, match=r"row 0 spans offsets\[0\]:offsets\[1\] = 0:5, outside the 3 entries"):
+        take_major(np.array([0, 5, 3]), minor, values, np.array([0]))
+    with pytest.raises(ValueError, match="reversed"):
+        take_major(np.array([0, 3, 1]), minor, values, np.array([1]))
+    with pytest.raises(ValueError, match="len\\(minor\\) = 3 rows"):
+        take_major(offsets, minor, np.ones(4), np.array([0]))

@@ -1,0 +1,102 @@
+"""Rows of a compressed array picked by index: ``take_major(offsets, minor, values, rows)``.
+
+The rows of a CSR (columns of a CSC) listed in ``rows``, in that order (repeats allowed), as a
+new compressed array: its row pointers are the prefix sum of the picked rows' lengths, and each
+output row copies its source row's minor indices and values. Parallel over chunks of output
+rows balanced by entries; one pass over the output, no pass over the rest of the array.
+
+What is copied is checked first, in O(len(rows)): every ``rows`` element in
+``[0, len(offsets) - 1)``, and each picked row's range ``offsets[r]:offsets[r + 1]`` inside
+``[0, len(minor)]`` and not reversed; ``values`` with ``len(minor)`` rows. Nothing outside these
+arrays is read or written, whatever the input (the rest of ``offsets`` is not looked at).
+
+>>> import numpy as np
+>>> o, m, v = take_major(np.array([0, 2, 3]), np.array([0, 2, 1]), np.array([1.0, 2.0, 3.0]), np.array([1, 0, 1]))
+>>> o.tolist(), m.tolist(), v.tolist()
+([0, 1, 3, 4], [1, 0, 2, 1], [3.0, 1.0, 2.0, 3.0])
+"""
+
+import numba
+import numpy as np
+
+from ._common import as_index, row_splits
+from ._sort import threads_for
+from .compress import _bits, _check_dtype, _move
+
+__all__ = ["take_major"]
+
+_PJIT = dict(cache=True, nogil=True, parallel=True)
+
+
+@numba.njit(**_PJIT)
+def _copy_rows(offsets, minor, values, rows, out_offsets, out_minor, out_values, nchunks):
+    """Output row r copies source row rows[r] (all inputs validated, out_offsets their lengths' prefix)."""
+    splits = row_splits(out_offsets, nchunks)
+    for c in numba.prange(nchunks):
+        for r in range(splits[c], splits[c + 1]):
+            src = offsets[rows[r]]
+            dst = out_offsets[r]
+            for k in range(out_offsets[r + 1] - dst):
+                out_minor[dst + k] = minor[src + k]
+                _move(out_values, dst + k, values, src + k)
+
+
+def _words(a, n):
+    """``a`` as unsigned words, one per entry (1-D) when an entry is one word, else (n, words)."""
+    if a.ndim == 1 and a.dtype.itemsize <= 8:
+        return _bits(a)
+    return _bits(a.reshape(n, -1)).reshape(n, -1)
+
+
+def take_major(offsets, minor, values, rows):
+    """Rows ``rows`` of the compressed array (``offsets``, ``minor``, ``values``).
+
+    Parameters
+    ----------
+    offsets : int32/int64[nmajor + 1], the row pointers (the picked rows' ranges must lie in
+        [0, len(minor)] and not be reversed).
+    minor : int32/int64[nnz] minor indices (any values: they are copied, not used).
+    values : (nnz,) or (nnz, m) array of a supported dtype.
+    rows : integer[k], each in [0, nmajor) (negative indices are not wrapped: normalise first).
+
+    Returns
+    -------
+    (out_offsets int64[k + 1], out_minor of minor's dtype, out_values of values' dtype and trailing shape)
+
+    Raises ValueError for a row out of range, a picked row's range outside the entries or
+    reversed, or mismatched lengths; KernelDeclined for an unsupported value dtype.
+    """
+    offsets = as_index(offsets, "offsets")
+    minor = as_index(minor, "minor")
+    rows = as_index(rows, "rows").astype(np.int64, copy=False)
+    values = np.ascontiguousarray(values)
+    _check_dtype(values.dtype, "values")
+    nnz = minor.shape[0]
+    if values.shape[:1] != (nnz,):
+        raise ValueError(f"take_major: values must have len(minor) = {nnz} rows, got shape {values.shape}")
+    nmajor = offsets.shape[0] - 1
+    if nmajor < 0:
+        raise ValueError("take_major: offsets must have at least one element")
+    if rows.size and (int(rows.min()) < 0 or int(rows.max()) >= nmajor):
+        bad = int(rows.min()) if int(rows.min()) < 0 else int(rows.max())
+        raise ValueError(f"take_major: row {bad} is out of range for {nmajor} rows")
+    starts = offsets[rows].astype(np.int64)
+    ends = offsets[rows + 1].astype(np.int64)
+    wrong = (starts < 0) | (ends < starts) | (ends > nnz)
+    if wrong.any():
+        r = int(rows[np.argmax(wrong)])
+        raise ValueError(
+            f"take_major: row {r} spans offsets[{r}]:offsets[{r + 1}] = {offsets[r]}:{offsets[r + 1]}, "
+            f"outside the {nnz} entries or reversed"
+        )
+    lengths = ends - starts
+    out_offsets = np.zeros(rows.shape[0] + 1, np.int64)
+    np.cumsum(lengths, out=out_offsets[1:])
+    total = int(out_offsets[-1])
+    out_minor = np.empty(total, minor.dtype)
+    out_values = np.empty((total, *values.shape[1:]), values.dtype)
+    if total:
+        src, dst = _words(values, nnz), _words(out_values, total)
+        with threads_for(total + rows.shape[0]):
+            _copy_rows(offsets, minor, src, rows, out_offsets, out_minor, dst, numba.get_num_threads() * 4)
+    return out_offsets, out_minor, out_values
