@@ -496,6 +496,9 @@ def build_cases() -> list:
     from cases_linalg import linalg_cases
 
     cases += linalg_cases(Case, lib, NotAvailable)
+    from cases_indexing import indexing_cases
+
+    cases += indexing_cases(Case, lib, NotAvailable)
     from cases_io import io_cases
 
     cases += io_cases(Case, lib, NotAvailable)

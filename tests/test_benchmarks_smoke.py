@@ -283,3 +283,12 @@ def test_bench_quick_product_rows():
         assert not r[3].startswith("err"), (r, out[-3000:])
         for cell in r[4::2]:  # scipy, sparse, torch
             assert not cell.startswith("err"), (r, out[-3000:])
+
+
+def test_bench_quick_row_picks():
+    out = _quick("row pick")
+    rows = _table_rows(out)
+    assert [(r[0], r[1]) for r in rows] == [("row pick A[::2]", "poisson"), ("row pick A[idx]", "poisson")]
+    assert "RESULT CHECK" not in out, out[-3000:]
+    for r in rows:
+        assert not r[3].startswith("err") and not r[4].startswith("err"), (r, out[-3000:])  # sparray, scipy
