@@ -21,11 +21,36 @@ import numpy as np
 
 from ._common import as_index, row_splits
 from ._sort import threads_for
-from .compress import _bits, _check_dtype, _move
+from .compress import _bits, _check_dtype, _move, _scan_inplace
 
 __all__ = ["take_major"]
 
 _PJIT = dict(cache=True, nogil=True, parallel=True)
+
+
+@numba.njit(**_PJIT)
+def _lengths(offsets, rows, nnz, out_offsets, nchunks):
+    """out_offsets[r + 1] = the length of row rows[r], after checking that rows[r] is a row and
+    its range lies in [0, nnz] and is not reversed. Returns the first failing r, or -1."""
+    k = rows.shape[0]
+    nmajor = offsets.shape[0] - 1
+    first = np.full(nchunks, -1, np.int64)
+    for c in numba.prange(nchunks):
+        for r in range(k * c // nchunks, k * (c + 1) // nchunks):
+            g = rows[r]
+            if g < 0 or g >= nmajor:
+                first[c] = r
+                break
+            lo = np.int64(offsets[g])
+            hi = np.int64(offsets[g + 1])
+            if lo < 0 or hi < lo or hi > nnz:
+                first[c] = r
+                break
+            out_offsets[r + 1] = hi - lo
+    for c in range(nchunks):
+        if first[c] >= 0:
+            return first[c]
+    return np.int64(-1)
 
 
 @numba.njit(**_PJIT)
@@ -77,26 +102,24 @@ def take_major(offsets, minor, values, rows):
     nmajor = offsets.shape[0] - 1
     if nmajor < 0:
         raise ValueError("take_major: offsets must have at least one element")
-    if rows.size and (int(rows.min()) < 0 or int(rows.max()) >= nmajor):
-        bad = int(rows.min()) if int(rows.min()) < 0 else int(rows.max())
-        raise ValueError(f"take_major: row {bad} is out of range for {nmajor} rows")
-    starts = offsets[rows].astype(np.int64)
-    ends = offsets[rows + 1].astype(np.int64)
-    wrong = (starts < 0) | (ends < starts) | (ends > nnz)
-    if wrong.any():
-        r = int(rows[np.argmax(wrong)])
-        raise ValueError(
-            f"take_major: row {r} spans offsets[{r}]:offsets[{r + 1}] = {offsets[r]}:{offsets[r + 1]}, "
-            f"outside the {nnz} entries or reversed"
-        )
-    lengths = ends - starts
     out_offsets = np.zeros(rows.shape[0] + 1, np.int64)
-    np.cumsum(lengths, out=out_offsets[1:])
+    nchunks = numba.get_num_threads() * 4
+    with threads_for(rows.shape[0]):
+        bad = int(_lengths(offsets, rows, nnz, out_offsets, nchunks))
+        if bad >= 0:
+            g = int(rows[bad])
+            if not 0 <= g < nmajor:
+                raise ValueError(f"take_major: row {g} is out of range for {nmajor} rows")
+            raise ValueError(
+                f"take_major: row {g} spans offsets[{g}]:offsets[{g + 1}] = {offsets[g]}:{offsets[g + 1]}, "
+                f"outside the {nnz} entries or reversed"
+            )
+        _scan_inplace(out_offsets, nchunks)
     total = int(out_offsets[-1])
     out_minor = np.empty(total, minor.dtype)
     out_values = np.empty((total, *values.shape[1:]), values.dtype)
     if total:
         src, dst = _words(values, nnz), _words(out_values, total)
         with threads_for(total + rows.shape[0]):
-            _copy_rows(offsets, minor, src, rows, out_offsets, out_minor, dst, numba.get_num_threads() * 4)
+            _copy_rows(offsets, minor, src, rows, out_offsets, out_minor, dst, nchunks)
     return out_offsets, out_minor, out_values
