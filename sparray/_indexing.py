@@ -162,6 +162,10 @@ def _major_range(x, key):
         return None
     k = items[major]
     n = x.shape[major]
+    if not isinstance(k, (slice, list, bool)) and getattr(k, "ndim", 0) == 0 and hasattr(k, "__index__"):
+        if str(getattr(k, "dtype", "int")) == "bool":
+            return None
+        k = operator.index(k)  # NumPy integer scalars and 0-d integer arrays
     if isinstance(k, slice):
         start, stop, step = k.indices(n)
         if step == 1:

@@ -169,7 +169,7 @@ def test_compressed_major_ranges_are_cut_from_the_components(backend):
                 R = A[key]
                 assert R.layout == layout
                 assert_matches_dense(R, D[key])
-            for i in (0, n - 1, -1):
+            for i in (0, n - 1, -1, np.int64(n - 1), np.array(0)):
                 key = i if major == 0 else (slice(None), i)
                 R = A[key]
                 assert R.layout == "coo"
