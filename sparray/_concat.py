@@ -19,6 +19,7 @@ arrays with the common fill. The result has the sparse inputs' layout when they 
 from __future__ import annotations
 
 from ._base import SparseArray
+from ._conversion import match_common_layout
 from ._fill import same_value
 from ._keys import index_dtype_for
 from ._manipulation import _fill_uniform_over, expand_dims, move_dense_to_sparse, reshape
@@ -92,13 +93,7 @@ def concat(arrays, /, *, axis=0):
         raise ValueError(f"concat: shapes must agree except along axis {axis}; got shapes {shapes}")
     coos = _common_split([a if a.layout == "coo" else a.to_layout("coo") for a in arrays], axis)
     _check_fills(coos, "concat")
-    out = _join(coos, axis)
-    layouts = {(a.layout, getattr(a, "blocksize", None)) for a in like}
-    if len(layouts) == 1 and like[0].layout != "coo":
-        from ._conversion import match_layout
-
-        return match_layout(out, like[0])
-    return out
+    return match_common_layout(_join(coos, axis), like)
 
 
 def _common_split(coos, axis):

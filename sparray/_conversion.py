@@ -173,6 +173,13 @@ def match_layout(result, like):
     return to_layout(result, like.layout, blocksize=blocksize)
 
 
+def match_common_layout(result, inputs):
+    """``result`` (a COO) in the layout the SparseArrays ``inputs`` share (and their blocksize),
+    under ``match_layout``'s rule; COO when they differ."""
+    kinds = {(a.layout, getattr(a, "blocksize", None)) for a in inputs}
+    return match_layout(result, inputs[0]) if len(kinds) == 1 else result
+
+
 def astype(x, dtype, /, *, copy=True, device=None):
     """``x`` with its values (and fill value) cast to ``dtype``; dense arrays go to their namespace."""
     from ._base import SparseArray

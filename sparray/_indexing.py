@@ -23,8 +23,8 @@ How (on the COO form, one vectorised pass over the entries per indexed dim):
 A key on the compressed dim alone of an unbatched compressed array (rows of a CSR: ``A[i:j]``,
 ``A[::2]``, ``A[[5, 1, 5]]``, ``A[i]``) is cut straight from the components instead: O(rows +
 their entries), views for a step-1 range. Uncoalesced arrays keep their duplicates (they still
-sum to the indexed element). Out-of-range
-indices raise IndexError naming the index, the dim and its size, as NumPy does.
+sum to the indexed element). Out-of-range indices raise IndexError naming the index, the dim
+and its size, as NumPy does.
 
 >>> import sparray
 >>> A = sparray.COO([[0, 1, 2], [1, 0, 2]], [1.0, 2.0, 3.0], shape=(3, 3), fill_value=-1.0)
@@ -53,10 +53,6 @@ class _Adv:
     def __init__(self, array, bool_shape=None):
         self.array = array
         self.bool_shape = bool_shape  # on the first dim of a boolean index: the mask's shape
-
-
-def _is_bool_dtype(xp, a):
-    return a.dtype == xp.bool
 
 
 def _parse(xp, key, ndim):
@@ -88,7 +84,7 @@ def _parse(xp, key, ndim):
             except TypeError:
                 pass
             a = k if is_array(k) else _as_index_array(xp, k)
-            if _is_bool_dtype(xp, a):
+            if a.dtype == xp.bool:
                 if a.ndim == 0:
                     raise IndexError("sparray: 0-d boolean indices are not supported; use None to add a dim")
                 hits = xp.nonzero(a)
@@ -128,11 +124,11 @@ def getitem(x, key):
 
     if isinstance(key, tuple) and not key:
         return x
-    direct = _major_range(x, key)
-    if direct is not None:
-        return direct
     xp = x._xp
     items = _parse(xp, key, x.ndim)
+    direct = _major_pick(x, items)
+    if direct is not None:
+        return direct
     if any(isinstance(it, _Adv) for it in items):  # NumPy: ints are advanced indices then
         items = [_Adv(xp.asarray(it, dtype=xp.int64)) if isinstance(it, int) else it for it in items]
     A = x if x.layout == "coo" else x.to_layout("coo")
@@ -142,51 +138,38 @@ def getitem(x, key):
     return match_layout(out, x)
 
 
-def _major_range(x, key):
-    """Rows of an unbatched CSR/BSR (columns of a CSC/BSC) picked by a key on the compressed dim
-    alone, cut straight from the components instead of going through COO. None for any other
-    key (which takes the general path). Trailing ``...`` and ``:`` are allowed.
+def _major_pick(x, items):
+    """Rows of an unbatched CSR/BSR (columns of a CSC/BSC) picked by a parsed key that indexes the
+    compressed dim alone, cut straight from the components instead of going through COO. None
+    for any other key (which takes the general path).
 
     - ``i:j`` (step 1, block aligned for BSR/BSC): new pointers for the range and views of its
       entries, O(range);
     - a slice with another step, or a 1-d integer array (CSR/CSC): the rows' entries gathered
       in the order asked, O(rows + their entries);
     - an int (CSR/CSC): that row's entries as a 1-d COO over the other dim."""
-    if x.layout == "coo" or x.batch_ndim:
+    if x.layout == "coo" or x.batch_ndim or None in items:
         return None
-    items = list(key) if isinstance(key, tuple) else [key]
-    while items and (items[-1] is Ellipsis or (isinstance(items[-1], slice) and items[-1] == slice(None))):
-        items.pop()
     major = x._major
-    if len(items) != major + 1 or any(not (isinstance(k, slice) and k == slice(None)) for k in items[:major]):
+    if any(not (isinstance(it, slice) and it == slice(None)) for d, it in enumerate(items) if d != major):
         return None
     k = items[major]
     n = x.shape[major]
-    if not isinstance(k, (slice, list, bool)) and getattr(k, "ndim", 0) == 0 and hasattr(k, "__index__"):
-        if str(getattr(k, "dtype", "int")) == "bool":
-            return None
-        k = operator.index(k)  # NumPy integer scalars and 0-d integer arrays
     if isinstance(k, slice):
         start, stop, step = k.indices(n)
         if step == 1:
             return _major_slice(x, start, max(stop, start))
         return None if x._blocked else _major_take(x, x._xp.arange(start, stop, step, dtype=x._xp.int64))
-    if x._blocked or isinstance(k, bool):
+    if x._blocked:
         return None
     if isinstance(k, int):
         if not -n <= k < n:
             raise IndexError(f"index {k} is out of bounds for axis {major} with size {n}")
         return _major_row(x, k % n)
-    if isinstance(k, list) or (is_array(k) and not isinstance(k, SparseArray)):
+    if isinstance(k, _Adv) and k.bool_shape is None and k.array.ndim == 1:
         xp = x._xp
-        rows = xp.asarray(k) if isinstance(k, list) else k
-        if rows.ndim != 1 or not xp.isdtype(rows.dtype, "integral"):
-            return None
-        rows = xp.astype(rows, xp.int64)
-        if rows.shape[0]:
-            lo, hi = int(xp.min(rows)), int(xp.max(rows))
-            if lo < -n or hi >= n:
-                raise IndexError(f"index {lo if lo < -n else hi} is out of bounds for axis {major} with size {n}")
+        _check_bounds(xp, k, major, n)
+        rows = xp.astype(k.array, xp.int64)
         return _major_take(x, xp.where(rows < 0, rows + n, rows))
     return None
 
@@ -230,7 +213,7 @@ def _major_take(x, rows):
 
 
 def _dims_of(items):
-    """The input dim each item consumes (None for a None item), and the number consumed before each."""
+    """The input dim each item consumes (None for a None item)."""
     dims, d = [], 0
     for it in items:
         if it is None:

@@ -114,17 +114,14 @@ def move_dense_to_sparse(A, sparse_ndim):
     xp = A._xp
     moved = A.dense_shape[:k]
     rest = A.dense_shape[k:]
+    if not _fill_uniform_over(A, k):
+        raise ValueError(
+            f"COO: cannot turn dense dims {moved} into sparse dims: the fill value varies along them "
+            "(a sparse dimension needs one fill per dense part); use to_dense()"
+        )
     fill = A._fill
-    if fill.ndim and 0 in moved:  # no element at all: any fill will do
-        fill = xp.zeros(rest, dtype=fill.dtype)
-    elif fill.ndim:
-        first = fill[(0,) * k]
-        if not bool(xp.all(same_value(xp, fill, xp.broadcast_to(first, fill.shape)))):
-            raise ValueError(
-                f"COO: cannot turn dense dims {moved} into sparse dims: the fill value varies along them "
-                "(a sparse dimension needs one fill per dense part); use to_dense()"
-            )
-        fill = first
+    if fill.ndim:  # one fill along the moved dims (none at all when one of them is empty)
+        fill = xp.zeros(rest, dtype=fill.dtype) if 0 in moved else fill[(0,) * k]
     p = math.prod(moved)
     nse = A.nse
     values = xp.reshape(A._values, (nse * p, *rest))
@@ -199,36 +196,37 @@ def coo_permute(A, perm):
     The index rows are permuted; the result is no longer known to be sorted (unless ``perm`` is
     the identity).
     """
-    from ._coo import COO
-
     perm = tuple(int(p) for p in perm)
     if sorted(perm) != list(range(A.ndim)) or A.dense_ndim:
         raise ValueError(f"permute: perm {perm} must order the {A.ndim} dims of a COO without dense dims")
     if perm == tuple(range(A.ndim)):
         return A
-    xp = A._xp
-    indices = xp.take(A._indices, xp.asarray(perm, dtype=xp.int64), axis=0)
-    shape = tuple(A.shape[p] for p in perm)
-    return COO._from_parts(xp, indices, A._values, shape, A._fill, coalesced=None)
+    return _permute_coo(A, perm)
 
 
 def coo_reshape(A, shape):
     """COO ``A`` (no dense dims) reshaped in row-major order (sorted order is kept)."""
-    from ._coo import COO
-
     shape = normalize_shape(shape, "reshape")
     if math.prod(shape) != math.prod(A.shape) or A.dense_ndim:
         raise ValueError(f"reshape: cannot reshape a COO of shape {A.shape} (dense_ndim {A.dense_ndim}) to {shape}")
     if shape == A.shape:
         return A
-    xp = A._xp
-    keys = linear_keys(xp, A._indices, A.shape)
-    if keys is None:
-        raise ValueError(f"reshape: shape {A.shape} has more elements than 64-bit linear indices can address")
+    return _regroup_sparse(A, shape)
+
+
+def _regroup_sparse(A, sparse_shape, values=None):
+    """COO ``A`` with its sparse dims regrouped in row-major order into ``sparse_shape`` (same
+    number of positions), its dense dims kept; a coalesced array stays coalesced."""
     from ._keys import index_dtype_for
 
-    indices = unravel(xp, keys, shape, index_dtype_for(xp, shape, A.nse, A._indices))
-    return COO._from_parts(xp, indices, A._values, shape, A._fill, coalesced=A._coalesced)
+    xp = A._xp
+    keys = linear_keys(xp, A._indices, A.sparse_shape)
+    if keys is None:
+        raise ValueError(f"reshape: shape {A.shape} has more elements than 64-bit linear indices can address")
+    indices = unravel(xp, keys, sparse_shape, index_dtype_for(xp, sparse_shape, A.nse, A._indices))
+    values = A._values if values is None else values
+    return _coo_class()._from_parts(xp, indices, values, (*sparse_shape, *A.dense_shape), A._fill,
+                                    coalesced=A._coalesced)
 
 
 # --- axes -------------------------------------------------------------------------------------------
@@ -402,15 +400,8 @@ def reshape(x, /, shape, *, copy=None):
             "use reshape(A.to_dense(), shape) or a scalar fill"
         )
     A = move_dense_to_sparse(A, n - keep)
-    new_sparse = shape[: len(shape) - keep]
-    keys = linear_keys(xp, A._indices, A.sparse_shape)
-    if keys is None:
-        raise ValueError(f"reshape: shape {A.shape} has more elements than 64-bit linear indices can address")
-    from ._keys import index_dtype_for
-
-    indices = unravel(xp, keys, new_sparse, index_dtype_for(xp, new_sparse, A.nse, A._indices))
-    values = xp.asarray(A._values, copy=True) if copy else A._values
-    return _back(_coo_class()._from_parts(xp, indices, values, shape, A._fill, coalesced=A._coalesced), x)
+    values = xp.asarray(A._values, copy=True) if copy else None
+    return _back(_regroup_sparse(A, shape[: len(shape) - keep], values), x)
 
 
 # --- expand_dims / squeeze --------------------------------------------------------------------------

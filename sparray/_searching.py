@@ -26,7 +26,8 @@ from . import _dispatch
 from ._base import SparseArray
 from ._coalesce import flat_values, unflat_values
 from ._fill import as_fill_array, fill_is_zero
-from ._keys import linear_keys, unravel
+from ._conversion import match_common_layout
+from ._keys import index_dtype_for, linear_keys, unravel
 from ._manipulation import broadcast_shapes, broadcast_to, move_dense_to_sparse
 from ._namespace import is_array, namespace_of
 from ._operands import is_scalar
@@ -67,13 +68,7 @@ def where(condition, x1, x2, /):
     s = max(a.sparse_ndim for a in coos)
     coos = iter([move_dense_to_sparse(a, s).coalesce() for a in coos])
     arrays = [next(coos) if isinstance(x, SparseArray) else _scalar_operand(xp, x, shape, s) for x in operands]
-    out = _where_coo(xp, arrays, shape, s, dtype)
-    layouts = {(a.layout, getattr(a, "blocksize", None)) for a in sparse}
-    if len(layouts) == 1 and sparse[0].layout != "coo":
-        from ._conversion import match_layout
-
-        return match_layout(out, sparse[0])
-    return out
+    return match_common_layout(_where_coo(xp, arrays, shape, s, dtype), sparse)
 
 
 def _where_coo(xp, arrays, shape, s, dtype):
@@ -85,34 +80,23 @@ def _where_coo(xp, arrays, shape, s, dtype):
     keys = [linear_keys(xp, a._indices, sparse_shape) for a in arrays]
     if any(k is None for k in keys):
         raise ValueError(f"sparray.where: sparse shape {sparse_shape} has more than 2**63 positions")
-    union = xp.unique_values(xp.concat(keys)) if sum(k.shape[0] for k in keys) else keys[0]
-    gathered, fills = [], []
-    for a, k in zip(arrays, keys):
+    counts = [k.shape[0] for k in keys]
+    offsets = xp.asarray([0, counts[0], counts[0] + counts[1], sum(counts)], dtype=xp.int64)
+    union, positions = _dispatch.call("merge_pattern", "coo", xp, xp.concat(keys), offsets, "union", work=sum(counts))
+    gathered = []
+    for i, a in enumerate(arrays):
         fill_row = xp.reshape(xp.broadcast_to(a._fill, dense_shape), (m,))
-        fills.append(a._fill)
-        if k.shape[0]:
-            pos = xp.searchsorted(k, union)
-            clipped = xp.where(pos < k.shape[0], pos, xp.zeros_like(pos))
-            found = xp.take(k, clipped) == union
-            positions = xp.where(found, clipped, xp.full_like(clipped, -1))
-        else:
-            positions = xp.full((union.shape[0],), -1, dtype=xp.int64)
         values = xp.reshape(flat_values(xp, a._values), (a._values.shape[0], m))
-        gathered.append(_dispatch.call("gather_with_fill", "coo", xp, values, positions, fill_row,
+        gathered.append(_dispatch.call("gather_with_fill", "coo", xp, values, positions[i, :], fill_row,
                                        work=union.shape[0]))
     cond, g1, g2 = gathered
     values = xp.where(xp.astype(cond, xp.bool), xp.astype(g1, dtype), xp.astype(g2, dtype))
-    f0, f1, f2 = fills
+    f0, f1, f2 = (a._fill for a in arrays)
     fill = xp.where(xp.astype(f0, xp.bool), xp.astype(f1, dtype), xp.astype(f2, dtype))
-    indices = unravel(xp, union, sparse_shape, _index_dtype(xp, arrays, shape, union.shape[0]))
+    itype = index_dtype_for(xp, sparse_shape, union.shape[0], *[a._indices for a in arrays if a.nse])
+    indices = unravel(xp, union, sparse_shape, itype)
     return COO._from_parts(xp, indices, unflat_values(xp, values, dense_shape), shape,
                            as_fill_array(xp, fill, dtype), coalesced=True)
-
-
-def _index_dtype(xp, arrays, shape, nse):
-    from ._keys import index_dtype_for
-
-    return index_dtype_for(xp, shape, nse, *[a._indices for a in arrays if a.nse])
 
 
 def nonzero(x, /):
