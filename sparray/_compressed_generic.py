@@ -1,4 +1,4 @@
-"""Generic (pure array-API) versions of the compressed-layout kernels: the reference for ``kernels/cpu/compress.py``.
+"""Generic (pure array-API) versions of the compressed-layout kernels: the reference for ``sparray/kernels/cpu/compress.py``.
 
 Arguments are flat: a batched compressed array is seen as ``nbatch * nmajor`` major rows with
 GLOBAL offsets (row ``g = b * nmajor + r`` holds entries ``offsets[g]:offsets[g + 1]``), plain
@@ -16,9 +16,9 @@ GLOBAL offsets (row ``g = b * nmajor + r`` holds entries ``offsets[g]:offsets[g 
 - ``scatter_blocks(block_ids, slots, values, nblocks, nslots, fill)``: ``(nblocks, nslots, m)``,
   the fill everywhere but ``out[block_ids[k], slots[k]] = values[k]``.
 - ``unused_minor(minor, nminor)``: the sorted int64 minor indices no entry uses (numba:
-  ``kernels/cpu/occupancy.py``).
+  ``sparray/kernels/cpu/occupancy.py``).
 - ``take_major(offsets, minor, values, rows)``: the rows ``rows`` (int64, in range, any order,
-  repeats allowed) as ``(int64 offsets, minor, values)`` (numba: ``kernels/cpu/take.py``).
+  repeats allowed) as ``(int64 offsets, minor, values)`` (numba: ``sparray/kernels/cpu/take.py``).
 
 No scatter exists in the array API, so the writes are expressed as sorted gathers
 (``searchsorted`` on the destination keys).

@@ -8,7 +8,7 @@ half-built escapes.
 
 Values are correctly rounded (identical to ``float(token)``): the kernel converts the tokens
 it can convert exactly (Clinger's fast path, Eisel-Lemire), the others go through NumPy's
-string-to-float cast in bulk (``kernels/cpu/mmparse.py`` explains the split). Large bodies are
+string-to-float cast in bulk (``sparray/kernels/cpu/mmparse.py`` explains the split). Large bodies are
 parsed in parallel chunks split at line ends; on any problem the sequential pass runs again
 to report the exact line.
 

@@ -18,6 +18,7 @@ import numba
 import numpy as np
 
 from ._sort import _as_int64_1d, check_values, num_chunks, threads_for
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["merge_pattern", "gather_with_fill", "MODES"]
 

@@ -33,6 +33,7 @@ import numpy as np
 from .. import KernelDeclined
 from ._common import as_index, as_values, row_splits
 from ._sort import threads_for
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["sddmm"]
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import KernelDeclined
 from ._common import prefetch_write
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["scatter_sum"]
 

@@ -37,6 +37,7 @@ from ._sort import (
     threads_for,
     value_view,
 )
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["group_reduce", "dense_threshold"]
 

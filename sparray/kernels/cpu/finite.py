@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import KernelDeclined
 from ._sort import threads_for
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["all_finite"]
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from ._common import row_splits
 from .binary import MODES, OPS, _apply, chunk_count, fused_operands, union_scalar_run
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["merge_apply_rows"]
 

@@ -45,6 +45,7 @@ import math
 
 import numba
 import numpy as np
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["MESSAGES", "OK", "chunk_starts", "count_newlines", "gather_tokens", "parse_body", "parse_chunks"]
 

@@ -52,6 +52,7 @@ from ._common import (
     prefetch_read,
     row_splits,
 )
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 from ._sort import threads_for
 
 __all__ = ["bsc_matmul_dense", "bsr_matmul_dense", "csc_matmul_dense", "csr_matmul_dense"]

@@ -30,6 +30,7 @@ from numba import types
 from numba.extending import overload
 
 from .. import KernelDeclined
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = [
     "OP_CODES",

@@ -37,6 +37,7 @@ from numba.extending import overload
 from .. import KernelDeclined
 from ._common import as_index, prefetch_write, row_splits
 from ._sort import SUPPORTED_DTYPES, threads_for
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = [
     "compress_offsets",

@@ -34,6 +34,7 @@ import numba
 import numpy as np
 
 from .. import KernelDeclined
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["merge_apply", "OPS", "MODES", "fused_operands", "chunk_count", "union_scalar_run"]
 

@@ -22,6 +22,7 @@ import numpy as np
 from ._common import as_index, row_splits
 from ._sort import threads_for
 from .compress import _bits, _check_dtype, _move, _scan_inplace
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["take_major"]
 

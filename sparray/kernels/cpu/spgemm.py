@@ -57,6 +57,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from .. import KernelDeclined
 from ._common import as_index, as_values, prefetch_read, row_splits
 from ._sort import threads_for
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["spgemm"]
 

@@ -13,6 +13,7 @@ which names the first offender. A pointer outside ``[0, nse]`` is never used as 
 
 import numba
 import numpy as np
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["compressed_valid"]
 

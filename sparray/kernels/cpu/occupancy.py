@@ -19,6 +19,7 @@ import numpy as np
 
 from ._common import as_index
 from ._sort import threads_for
+from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["unused_minor"]
 
