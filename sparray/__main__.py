@@ -1,11 +1,13 @@
-"""A short tour of sparray: ``python -m sparray``.
+"""A short tour of sparray: ``python -m sparray``; ``python -m sparray info`` for the installation.
 
 Builds arrays, shows fill-value semantics, runs one operation on every available backend and
 prints what it did. Runs in a few seconds (the first run also compiles the numba kernels).
+``info`` prints versions, backends, devices, numba's threading layer and the kernel cache folder.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 import warnings
 
@@ -161,5 +163,24 @@ def _tour_interop(S, batched) -> None:
         _show("torch", "not installed (pip install torch==2.13.0)")
 
 
+def _info_main() -> None:
+    from ._info import main as info
+
+    info()
+
+
+_COMMANDS = {"tour": main, "info": _info_main}
+
+
+def run(argv: list[str]) -> int:
+    """Run ``python -m sparray [tour|info]``; an unknown command prints the usage and returns 2."""
+    name = argv[0] if argv else "tour"
+    if name not in _COMMANDS or len(argv) > 1:
+        print(f"usage: python -m sparray [{'|'.join(_COMMANDS)}]; got {' '.join(argv)!r}", file=sys.stderr)
+        return 2
+    _COMMANDS[name]()
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(run(sys.argv[1:]))

@@ -1,0 +1,32 @@
+"""``python -m sparray``: the tour, ``info``, and a usage error for anything else (in subprocesses)."""
+
+import subprocess
+import sys
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "sparray", *args], capture_output=True, text=True)
+
+
+def test_info_reports_versions_backends_devices_and_cache():
+    done = _run("info")
+    assert done.returncode == 0, done.stderr
+    fields = dict(line.split(": ", 1) for line in done.stdout.splitlines())
+    for key in ("sparray", "python", "numpy", "numba", "backends", "cpu", "numba threading layer", "kernel cache root"):
+        assert key in fields, (key, done.stdout)
+    assert "generic" in fields["backends"]
+    assert "numba" not in done.stderr  # no warning, nothing compiled
+
+
+def test_unknown_command_prints_usage():
+    done = _run("warp-speed")
+    assert done.returncode == 2
+    assert "usage: python -m sparray [tour|info]" in done.stderr and "warp-speed" in done.stderr
+
+
+def test_tour_runs_every_section():
+    done = _run()
+    assert done.returncode == 0, done.stderr[-3000:]
+    for n in range(1, 11):
+        assert f"\n{n}. " in "\n" + done.stdout, f"section {n} missing"
+    assert "backends agree                         True" in done.stdout
