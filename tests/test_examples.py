@@ -3,6 +3,9 @@
 import pathlib
 import runpy
 
+import numpy as np
+import pytest
+
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
 
 
@@ -11,3 +14,30 @@ def test_membrane_potential_example(capsys):
     inside = ns["main"](n_periods=10_001, n_spikes=7)
     assert inside.nse == 7
     assert "matches the dense computation" in capsys.readouterr().out
+
+
+def _example(name):
+    return runpy.run_path(str(EXAMPLES / f"{name}.py"))
+
+
+def test_conjugate_gradient_example(capsys):
+    ns = _example("conjugate_gradient")
+    ns["main"](n=20)
+    out = capsys.readouterr().out
+    assert "CG converged" in out and "matches numpy.linalg.solve" in out
+    A = ns["poisson2d"](5)
+    D = A.to_dense()
+    assert A.layout == "csr" and np.array_equal(D, D.T) and (np.diag(D) == 4).all() and D.sum(axis=1).max() == 2 and D.sum(axis=1).min() == 0
+
+
+def test_pagerank_example(capsys):
+    ranks = _example("pagerank")["main"](n=5_000)
+    assert abs(ranks.sum() - 1.0) < 1e-8 and (ranks > 0).all()
+    assert "matches a dense power iteration" in capsys.readouterr().out
+
+
+def test_sparse_linear_layer_example(capsys):
+    pytest.importorskip("torch")
+    trained = _example("sparse_linear_layer")["main"](out_features=16, in_features=32, steps=10)
+    assert trained.layout == "csr"
+    assert "matches torch's forward pass" in capsys.readouterr().out
