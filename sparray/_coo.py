@@ -44,7 +44,7 @@ class COO(SparseArray):
     Parameters
     ----------
     indices : array_like, shape (sparse_ndim, nse), int32 or int64
-    values : array_like, shape (nse, *dense_shape)
+    values : array_like, shape ``(nse, *dense_shape)``
     shape : tuple of int, optional
         Inferred as PyTorch does when None: ``max(indices[d]) + 1`` per sparse dim (0 when
         nse == 0), then ``values.shape[1:]``.
