@@ -38,6 +38,7 @@ napoleon_numpy_docstring = True
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"sparray {release}"
+html_static_path = ["_static"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,

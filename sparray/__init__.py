@@ -74,6 +74,7 @@ from ._searching import nonzero, where
 from ._softmax import log_softmax, softmax
 from ._reductions import all, any, max, mean, min, prod, std, sum, var
 from ._validation import check_invariants
+from ._display import spy
 
 e = 2.718281828459045
 inf = float("inf")
@@ -94,6 +95,6 @@ __all__ = [
     "concat", "stack", "where", "nonzero",
     "matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax", "log_softmax",
     "save_npz", "load_npz", "from_binsparse",
-    "backends", "use_backend", "kernel_table", "check_invariants",
+    "backends", "use_backend", "kernel_table", "check_invariants", "spy",
     "e", "inf", "nan", "pi", "newaxis",
 ]  # fmt: skip

@@ -176,6 +176,13 @@ class SparseArray:
     def _repr_extra(self) -> str:
         return ""
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: a table (layout, shape, dtype, device, nse, density, fill, index dtype,
+        memory against dense) beside a picture of the sparsity pattern (``sparray._display``)."""
+        from ._display import repr_html
+
+        return repr_html(self)
+
 
 def _itemsize(dtype) -> int:
     from ._dtypes import dtype_name

@@ -41,3 +41,17 @@ def test_sparse_linear_layer_example(capsys):
     trained = _example("sparse_linear_layer")["main"](out_features=16, in_features=32, steps=10)
     assert trained.layout == "csr"
     assert "matches torch's forward pass" in capsys.readouterr().out
+
+
+def test_tour_notebook_executes():
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    nb = nbformat.read(EXAMPLES / "tour.ipynb", as_version=4)
+    assert all(not cell.get("outputs") for cell in nb.cells if cell.cell_type == "code"), "outputs are not committed"
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(EXAMPLES)}}).execute()
+    outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
+    assert any("sparsity pattern" in h for h in html), "the HTML repr with its pattern picture was not shown"
+    assert any("image/png" in o.get("data", {}) for o in outputs), "spy's figure was not shown"
