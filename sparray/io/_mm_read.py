@@ -29,7 +29,8 @@ import numpy as np
 from ._mm_body import Parts, read_parts
 from ._mm_fmm import fmm_available, read_parts_fmm
 from ._mm_header import parse_header
-from ._mm_source import open_binary, read_bytes
+from .._progress import Progress, check_progress
+from ._mm_source import open_binary, read_bytes, source_size
 
 __all__ = ["mminfo", "mmread"]
 
@@ -93,7 +94,7 @@ def _engine(engine):
     return engine
 
 
-def mmread(source, *, layout="coo", index_dtype=None, engine=None, blocksize=None):
+def mmread(source, *, layout="coo", index_dtype=None, engine=None, blocksize=None, progress=None):
     """Read a Matrix Market file into a SparseArray.
 
     Parameters
@@ -110,17 +111,30 @@ def mmread(source, *, layout="coo", index_dtype=None, engine=None, blocksize=Non
     blocksize : (int, int), optional
         For ``layout="bsr"`` / ``"bsc"``.
 
+    progress : None, True or False
+        A progress bar on standard error (bytes read, then the parsing and building steps):
+        None shows it on a terminal once the read has taken 2 s; True always; False never.
+
     Every malformed file raises ValueError ``"mmread: line N: ..."`` (1-based, header and
     comment lines counted) naming what was expected and what came; see the module docstring
     for what the result holds.
     """
     if layout not in _LAYOUTS:
         raise ValueError(f"mmread: layout must be one of {', '.join(_LAYOUTS)}; got {layout!r}")
-    if _engine(engine) == "fmm":
-        parts = read_parts_fmm(source)
-    else:
-        parts = read_parts(read_bytes(source))
-    return _to_sparse(parts, layout, index_dtype, blocksize)
+    check_progress("mmread", progress)
+    fmm = _engine(engine) == "fmm"  # fast_matrix_market reads the file itself: steps only, no byte count
+    with Progress(None if fmm else source_size(source), "mmread", progress=progress) as bar:
+        if fmm:
+            bar.stage("parsing (fast_matrix_market)")
+            parts = read_parts_fmm(source)
+        else:
+            data = read_bytes(source, bar)
+            bar.stage("parsing")
+            parts = read_parts(data)
+        bar.stage(f"building {layout.upper()}")
+        A = _to_sparse(parts, layout, index_dtype, blocksize)
+        bar.stage(f"done, nse={A.nse:,}")
+    return A
 
 
 def mminfo(source):

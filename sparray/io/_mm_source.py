@@ -12,7 +12,7 @@ import contextlib
 import io
 import os
 
-__all__ = ["as_path", "open_binary", "open_for_write", "read_bytes"]
+__all__ = ["as_path", "open_binary", "open_for_write", "read_bytes", "source_size"]
 
 
 def as_path(source) -> str | None:
@@ -50,14 +50,34 @@ def open_binary(source):
         yield source
 
 
-def read_bytes(source) -> bytes:
-    """The whole (decompressed) content of ``source`` as bytes."""
+_READ_CHUNK = 1 << 24  # 16 MiB per read when a progress bar counts the bytes
+
+
+def read_bytes(source, bar=None) -> bytes:
+    """The whole (decompressed) content of ``source`` as bytes; ``bar`` (a ``Progress``) counts them."""
     path = as_path(source)
     if path is not None:
         with _open_path(path, "rb") as f:
-            return f.read()
+            if bar is None:
+                return f.read()
+            parts = []
+            while chunk := f.read(_READ_CHUNK):
+                parts.append(chunk)
+                bar.update(len(chunk))
+            return b"".join(parts)
     data = source.read()
     return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+
+def source_size(source) -> int | None:
+    """Bytes ``read_bytes`` will return, when known without reading (an uncompressed path)."""
+    path = as_path(source)
+    if path is None or path.endswith((".gz", ".bz2")):
+        return None
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return None
 
 
 @contextlib.contextmanager

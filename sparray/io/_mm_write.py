@@ -34,6 +34,7 @@ import numpy as np
 
 from .._fill import same_value
 from .._namespace import to_numpy
+from .._progress import Progress, check_progress
 from ._mm_header import FIELDS, SYMMETRIES
 from ._mm_source import open_for_write
 
@@ -144,11 +145,12 @@ def _columns(values, field):
     return [values]
 
 
-def _write_lines(write, fmt, columns, n):
+def _write_lines(write, fmt, columns, n, bar):
     """``fmt % row`` for every row of the columns (1-d arrays), ``_CHUNK`` rows at a time."""
     for lo in range(0, n, _CHUNK):
         cols = [col[lo : lo + _CHUNK].tolist() for col in columns]
         write(("\n".join(map(fmt.__mod__, zip(*cols))) + "\n").encode())
+        bar.update(min(_CHUNK, n - lo))
 
 
 def _header(fmt, field, symmetry, comment, size):
@@ -161,11 +163,12 @@ def _header(fmt, field, symmetry, comment, size):
 class _AfterHeader:
     """File-like: passes on what is written after the first size line (drops fmm's header)."""
 
-    def __init__(self, write):
-        self._write, self._head, self._done = write, b"", False
+    def __init__(self, write, bar):
+        self._write, self._head, self._done, self._bar = write, b"", False, bar
 
     def write(self, data):
         if self._done:
+            self._bar.update(bytes(data).count(b"\n"))
             return self._write(bytes(data))
         self._head += bytes(data)
         pos = self._head.find(b"\n") + 1  # after the banner
@@ -176,6 +179,7 @@ class _AfterHeader:
             self._done = True
             rest, self._head = self._head[end + 1 :], b""
             if rest:
+                self._bar.update(rest.count(b"\n"))
                 self._write(rest)
         return len(data)
 
@@ -193,15 +197,15 @@ def _fmm_writer(engine, field, precision):
     return fmm
 
 
-def _write_coordinate(write, r, c, v, shape, field, precision, fmm):
+def _write_coordinate(write, r, c, v, shape, field, precision, fmm, bar):
     if fmm is not None and r.size:
-        fmm.write_coo(_AfterHeader(write), (v, (r, c)), shape)
+        fmm.write_coo(_AfterHeader(write, bar), (v, (r, c)), shape)
         return
     fmt = " ".join(["%d", "%d"] + ([_value_format(field, precision)] if field != "pattern" else []))
-    _write_lines(write, fmt, [r + 1, c + 1] + _columns(v, field), r.size)
+    _write_lines(write, fmt, [r + 1, c + 1] + _columns(v, field), r.size, bar)
 
 
-def mmwrite(target, A, *, comment="", field=None, precision=None, symmetry="general", engine=None):
+def mmwrite(target, A, *, comment="", field=None, precision=None, symmetry="general", engine=None, progress=None):
     """Write ``A`` to ``target`` (a path, ``.gz`` / ``.bz2`` compressed by suffix, or a binary or
     text file object) in Matrix Market format.
 
@@ -209,10 +213,12 @@ def mmwrite(target, A, *, comment="", field=None, precision=None, symmetry="gene
     format; or a 2-d NumPy array, written in array format. ``comment`` lines are written after
     the banner, each prefixed with ``%``. ``engine``: None (fast_matrix_market for the body when
     installed and ``precision`` is None), ``"fmm"`` or ``"sparray"``. See the module docstring
-    for field, precision and symmetry.
+    for field, precision and symmetry. ``progress``: a bar of the lines written on standard error
+    (None: on a terminal once the write has taken 2 s; True: always; False: never).
     """
     from .._base import SparseArray
 
+    check_progress("mmwrite", progress)
     if symmetry not in SYMMETRIES:
         _fail(f"symmetry must be one of {', '.join(SYMMETRIES)}; got {symmetry!r}")
     if engine not in (None, "fmm", "sparray"):
@@ -254,11 +260,11 @@ def mmwrite(target, A, *, comment="", field=None, precision=None, symmetry="gene
         if symmetry != "general":
             r, c, v = _lower_sparse(r, c, v, symmetry)
         fmm = _fmm_writer(engine, field, precision)
-        with open_for_write(target) as write:
+        with open_for_write(target) as write, Progress(r.size, "mmwrite", progress=progress, unit="lines") as bar:
             write(_header(fmt, field, symmetry, comment, shape + (r.size,)))
-            _write_coordinate(write, r, c, v, shape, field, precision, fmm)
+            _write_coordinate(write, r, c, v, shape, field, precision, fmm, bar)
     else:
         flat = v.T.ravel() if symmetry == "general" else _lower_dense(v, symmetry)
-        with open_for_write(target) as write:
+        with open_for_write(target) as write, Progress(flat.size, "mmwrite", progress=progress, unit="lines") as bar:
             write(_header(fmt, field, symmetry, comment, shape))
-            _write_lines(write, _value_format(field, precision), _columns(flat, field), flat.size)
+            _write_lines(write, _value_format(field, precision), _columns(flat, field), flat.size, bar)
