@@ -2,7 +2,8 @@
 
 Builds arrays, shows fill-value semantics, runs one operation on every available backend and
 prints what it did. Runs in a few seconds (the first run also compiles the numba kernels).
-``info`` prints versions, backends, devices, numba's threading layer and the kernel cache folder.
+``info`` prints versions, backends, devices, numba's threading layer and the kernel cache folder;
+``warmup`` compiles every kernel family ahead, with a progress bar.
 """
 
 from __future__ import annotations
@@ -169,11 +170,17 @@ def _info_main() -> None:
     info()
 
 
-_COMMANDS = {"tour": main, "info": _info_main}
+def _warmup_main() -> None:
+    from ._warmup import main as warmup
+
+    warmup()
+
+
+_COMMANDS = {"tour": main, "info": _info_main, "warmup": _warmup_main}
 
 
 def run(argv: list[str]) -> int:
-    """Run ``python -m sparray [tour|info]``; an unknown command prints the usage and returns 2."""
+    """Run ``python -m sparray [tour|info|warmup]``; an unknown command prints the usage and returns 2."""
     name = argv[0] if argv else "tour"
     if name not in _COMMANDS or len(argv) > 1:
         print(f"usage: python -m sparray [{'|'.join(_COMMANDS)}]; got {' '.join(argv)!r}", file=sys.stderr)

@@ -21,7 +21,7 @@ def test_info_reports_versions_backends_devices_and_cache():
 def test_unknown_command_prints_usage():
     done = _run("warp-speed")
     assert done.returncode == 2
-    assert "usage: python -m sparray [tour|info]" in done.stderr and "warp-speed" in done.stderr
+    assert "usage: python -m sparray [tour|info|warmup]" in done.stderr and "warp-speed" in done.stderr
 
 
 def test_tour_runs_every_section():
@@ -30,3 +30,16 @@ def test_tour_runs_every_section():
     for n in range(1, 11):
         assert f"\n{n}. " in "\n" + done.stdout, f"section {n} missing"
     assert "backends agree                         True" in done.stdout
+
+
+def test_warmup_runs_each_family_against_numpy(monkeypatch, capsys):
+    """Every exercise family checks its kernels against NumPy; one dtype pair of each here (the
+    whole list compiles minutes of kernels on a cold cache: ``python -m sparray warmup``)."""
+    from sparray import _warmup
+
+    steps = [s for s in _warmup.exercises() if "float64/int64" in s[0] or "Matrix Market" in s[0]]
+    assert len(steps) == 5 and len(_warmup.exercises()) == 4 * 3 * 2 + 1
+    monkeypatch.setattr(_warmup, "exercises", lambda: steps)
+    seconds = _warmup.warmup(progress=True)
+    err = capsys.readouterr().err
+    assert seconds > 0 and "warmup: [" in err and "5 steps / 5 steps done" in err
