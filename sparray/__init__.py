@@ -76,6 +76,8 @@ from ._reductions import all, any, max, mean, min, prod, std, sum, var
 from ._validation import check_invariants
 from ._display import spy
 
+del annotations  # the __future__ import above is not a public name of the namespace
+
 e = 2.718281828459045
 inf = float("inf")
 nan = float("nan")

@@ -176,6 +176,24 @@ class SparseArray:
     def _repr_extra(self) -> str:
         return ""
 
+    # --- pickle, copy.copy, copy.deepcopy ----------------------------------------------------
+    def __getstate__(self) -> dict:
+        """Everything but the namespace module (not picklable): components, shape, fill, flags.
+
+        The namespace comes back from the values' own type in ``__setstate__`` (NumPy, CuPy,
+        array_api_strict, ...), so layout, shape, dtype, fill (0-d or dense-part), index dtype,
+        the coalesced flag and the device all survive ``pickle`` and ``copy.deepcopy``.
+        """
+        state = dict(self.__dict__)
+        state.pop("_xp", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        from ._namespace import namespace_of
+
+        self.__dict__.update(state)
+        self._xp = namespace_of(self._values)
+
     def _repr_html_(self) -> str:
         """Jupyter's view: a table (layout, shape, dtype, device, nse, density, fill, index dtype,
         memory against dense) beside a picture of the sparsity pattern (``sparray._display``)."""

@@ -62,7 +62,7 @@ def _constant(who, shape, value, dtype, device, layout, fill_value, sparse_ndim,
     if bool(xp.all(same_value(xp, xp.broadcast_to(fill, dense_shape) if dense_shape else fill, val))):
         A = COO._from_parts(xp, xp.zeros((s, 0), dtype=xp.int32), xp.zeros((0, *dense_shape), dtype=dt), shape, fill, coalesced=True)
     else:
-        A = from_dense(xp.full(shape, value, dtype=dt), sparse_ndim=s, fill_value=fill)
+        A = from_dense(xp.broadcast_to(xp.asarray(val), shape), sparse_ndim=s, fill_value=fill)
     return _finish_layout(A, layout, blocksize)
 
 
@@ -83,14 +83,41 @@ def empty(shape, *, dtype=None, device=None, layout="coo", fill_value=None, spar
     return zeros(shape, dtype=dtype, device=device, layout=layout, fill_value=fill_value, sparse_ndim=sparse_ndim, blocksize=blocksize)
 
 
+def _array_fill_split(who, shape, value, sparse_ndim):
+    """``sparse_ndim`` for a fill of ``value``'s shape: a k-d fill makes the last k dims dense.
+
+    A 0-d fill leaves ``sparse_ndim`` as given. A k-d fill (k > 0) is a dense-part fill (RFC
+    point 5): by default the last k dims of ``shape`` are the dense part; a given
+    ``sparse_ndim`` must leave at least k dense dims for the fill to broadcast over.
+    """
+    k = len(getattr(value, "shape", ()))
+    shape = normalize_shape(shape, who)
+    if k == 0:
+        return sparse_ndim
+    if k > len(shape):
+        raise ValueError(f"{who}: fill_value of shape {tuple(value.shape)} has more dims than shape {shape}")
+    if sparse_ndim is None:
+        return len(shape) - k
+    if len(shape) - sparse_ndim < k:
+        raise ValueError(
+            f"{who}: a fill_value of shape {tuple(value.shape)} needs at least {k} dense dims; "
+            f"sparse_ndim={sparse_ndim} leaves {len(shape) - sparse_ndim} of shape {shape}"
+        )
+    return sparse_ndim
+
+
 def full(shape, fill_value, *, dtype=None, device=None, layout="coo", sparse_ndim=None, blocksize=None):
-    """Every element equals ``fill_value``: nse 0 and that fill (RFC point 3)."""
+    """Every element equals ``fill_value``: nse 0 and that fill (RFC point 3).
+
+    ``fill_value`` may be an array (or nested list) shaped like, or broadcastable to, the dense
+    part: ``full((3, 2), [1.0, 2.0])`` is a COO with one sparse dim, one dense dim and that fill,
+    as ``np.full`` would broadcast it.
+    """
     xp = namespace_of(fill_value) if is_array(fill_value) else namespace_for_device(device)
+    value = fill_value if is_array(fill_value) else xp.asarray(fill_value)
     if dtype is None:
-        dtype = fill_value.dtype if is_array(fill_value) else xp.asarray(fill_value).dtype
-    value = fill_value
-    if is_array(fill_value) and fill_value.ndim:
-        raise ValueError(f"full: fill_value must be a scalar or a 0-d array; got shape {tuple(fill_value.shape)}")
+        dtype = value.dtype
+    sparse_ndim = _array_fill_split("full", shape, value, sparse_ndim)
     return _constant("full", shape, value, dtype, device, layout, None, sparse_ndim, blocksize, xp=xp)
 
 
@@ -127,8 +154,13 @@ def empty_like(x, /, *, dtype=None, device=None, layout=None, fill_value=None, s
 
 
 def full_like(x, /, fill_value, *, dtype=None, device=None, layout=None, sparse_ndim=None, blocksize=None):
+    """``full(x.shape, fill_value)`` in ``x``'s layout and split; an array fill sets the dense part."""
     xp, shape, dt, layout, s, blocksize = _like(x, dtype, device, layout, blocksize)
-    return _constant("full_like", shape, fill_value, dt, None, layout, None, sparse_ndim if sparse_ndim is not None else s, blocksize, xp=xp)
+    value = fill_value if is_array(fill_value) else xp.asarray(fill_value)
+    if value.ndim and sparse_ndim is None and len(shape) - s < value.ndim:
+        s = None  # x's dense part is too small for this fill: its dims decide
+    sparse_ndim = _array_fill_split("full_like", shape, value, sparse_ndim if sparse_ndim is not None else s)
+    return _constant("full_like", shape, value, dt, None, layout, None, sparse_ndim, blocksize, xp=xp)
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, layout="coo", fill_value=None, blocksize=None):
