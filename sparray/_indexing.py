@@ -57,16 +57,19 @@ class _Adv:
 
 def _parse(xp, key, ndim):
     """The key as a list of items covering every dim: ints, slices, None and _Adv (booleans split
-    into one _Adv per dim they cover)."""
+    into one _Adv per dim they cover), and whether an Ellipsis that spans no dim separates two
+    advanced items (NumPy then puts the broadcast dims first, as for any separator)."""
     if not isinstance(key, tuple):
         key = (key,)
     items = []
     ellipses = 0
+    ellipsis_at = None  # index in items where the Ellipsis stood
     for k in key:
         if k is None or isinstance(k, slice):
             items.append(k)
         elif k is Ellipsis:
             ellipses += 1
+            ellipsis_at = len(items)
             items.append(k)
         elif isinstance(k, bool) or (is_array(k) and getattr(k, "ndim", 1) == 0 and str(k.dtype) == "bool"):
             raise IndexError("sparray: 0-d boolean indices are not supported; use None to add a dim")
@@ -92,6 +95,8 @@ def _parse(xp, key, ndim):
                 items.extend(_Adv(i) for i in hits[1:])
             elif xp.isdtype(a.dtype, "integral"):
                 items.append(_Adv(a))
+            elif not is_array(k) and math.prod(a.shape) == 0:  # [] or [[]]: an empty integer index, as in NumPy
+                items.append(_Adv(xp.astype(a, xp.int64)))
             else:
                 raise IndexError(
                     "sparray: only integers, slices (`:`), ellipsis (`...`), None and integer or boolean "
@@ -103,12 +108,16 @@ def _parse(xp, key, ndim):
     if consumed > ndim:
         raise IndexError(f"too many indices for array: array is {ndim}-dimensional, but {consumed} were indexed")
     fill = [slice(None)] * (ndim - consumed)
+    split = False
     if ellipses:
-        at = items.index(Ellipsis)
+        at = ellipsis_at
+        has_array = any(isinstance(it, _Adv) for it in items)
+        advanced = lambda it: isinstance(it, _Adv) or (has_array and isinstance(it, int))  # noqa: E731
+        split = not fill and any(map(advanced, items[:at])) and any(map(advanced, items[at + 1 :]))
         items = items[:at] + fill + items[at + 1 :]
     else:
         items = items + fill
-    return items
+    return items, split
 
 
 def _as_index_array(xp, k):
@@ -125,14 +134,14 @@ def getitem(x, key):
     if isinstance(key, tuple) and not key:
         return x
     xp = x._xp
-    items = _parse(xp, key, x.ndim)
+    items, split = _parse(xp, key, x.ndim)
     direct = _major_pick(x, items)
     if direct is not None:
         return direct
     if any(isinstance(it, _Adv) for it in items):  # NumPy: ints are advanced indices then
         items = [_Adv(xp.asarray(it, dtype=xp.int64)) if isinstance(it, int) else it for it in items]
     A = x if x.layout == "coo" else x.to_layout("coo")
-    out = _index_coo(A, items)
+    out = _index_coo(A, items, split)
     if out.ndim == 0:
         return out.to_dense()
     return match_layout(out, x)
@@ -314,8 +323,9 @@ def _advanced(xp, A, items, dims, adv, bshape, entry_rows):
     return e_of, [b_coords[k, :] for k in range(len(bshape))]
 
 
-def _index_coo(A, items):
-    """``A[items]`` for COO ``A`` and a parsed key (one item per dim, plus Nones)."""
+def _index_coo(A, items, split=False):
+    """``A[items]`` for COO ``A`` and a parsed key (one item per dim, plus Nones); ``split``: an
+    empty Ellipsis stood between advanced items (their broadcast dims then come first)."""
     from ._coo import COO
     from ._manipulation import move_dense_to_sparse
 
@@ -324,6 +334,7 @@ def _index_coo(A, items):
     adv_pos = [p for p, it in enumerate(items) if isinstance(it, _Adv)]
     bshape = _check_key(xp, A, items, dims, adv_pos)  # the whole key is checked before anything moves
     adjacent = adv_pos == list(range(adv_pos[0], adv_pos[0] + len(adv_pos))) if adv_pos else True
+    adjacent = adjacent and not split
     if adv_pos and not (adjacent and min(dims[p] for p in adv_pos) >= A.sparse_ndim):
         # an advanced block with a sparse dim: every dim it touches becomes sparse
         A = move_dense_to_sparse(A, max(max(dims[p] for p in adv_pos) + 1, A.sparse_ndim))

@@ -85,7 +85,9 @@ def broadcast_to(x, /, shape):
         indices = xp.concat([cols[:d, :], xp.reshape(row, (1, n * new)), cols[d + 1 :, :]], axis=0)
     dense_shape = shape[extra + s :]
     values = A._values
-    if nse and indices.shape[1] > nse:
+    if indices.shape[1] == 0:  # a sparse dim broadcast to 0: no element is left
+        values = values[:0, ...]
+    elif nse and indices.shape[1] > nse:
         # the loop above repeated every column consecutively; repeat the value rows to match
         values = _repeat_rows(xp, values, indices.shape[1] // nse)
     values = xp.broadcast_to(values, (indices.shape[1], *dense_shape))

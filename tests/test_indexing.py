@@ -28,13 +28,18 @@ def _random_key(rng, shape):
             items.append(rng.integers(-n, n, size=int(rng.integers(0, 4))))
         elif r < 0.5:
             items.append(rng.random(n) < 0.5)
+        elif r < 0.53:
+            items.append([])  # an empty list: an empty integer index, as in NumPy
         else:
             items.append(_random_slice(rng, n))
         if rng.random() < 0.1:
             items.append(None)
     cut = int(rng.integers(0, len(items) + 1))
-    if rng.random() < 0.3:
+    r = rng.random()
+    if r < 0.3:
         items = items[:cut] + [Ellipsis]  # the rest implied
+    elif r < 0.45:
+        items = items[:cut] + [Ellipsis] + items[cut:]  # spans no dim, and still separates
     return tuple(items)
 
 
@@ -87,6 +92,20 @@ def test_getitem_uncoalesced_nd_coo(case):
     rng = np.random.default_rng(1)
     for _ in range(8):
         _check(A, D, _random_key(rng, A.shape))
+
+
+def test_issue16_empty_lists_and_empty_ellipses_follow_numpy():
+    D = np.array([[1.0, 0, 2]])
+    A = sparray.asarray(D)
+    for key in ([], ([], slice(None)), (slice(None), []), np.array([], dtype=np.int64), [[]]):
+        assert_matches_dense(A[key], D[key])
+    y = np.arange(12.0).reshape(2, 2, 3)
+    for layout in ("coo", "csr", "csc"):
+        Y = sparray.asarray(y, layout=layout)
+        for key in ((slice(None), [1, 0], Ellipsis, 1), (0, Ellipsis, [2, 0]), ([1], Ellipsis, np.array([[1, 0, 1]]) > 0)):
+            _check(Y, y, key)
+    with pytest.raises(IndexError, match="valid indices"):
+        A[np.array([], dtype=np.float64)]  # an empty float array is no index, as in NumPy
 
 
 def test_getitem_keeps_the_fill_and_the_order():

@@ -266,3 +266,19 @@ def test_array_api_strict_components():
     assert_matches_dense(sparray.reshape(A, (12, 2)), D.reshape(12, 2))
     assert_matches_dense(sparray.flip(A, axis=(0, 2)), np.flip(D, (0, 2)))
     assert_matches_dense(sparray.squeeze(sparray.expand_dims(A, axis=0), axis=0), D)
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr", "csc", "bsr", "bsc"])
+@pytest.mark.parametrize("fill", [0.0, 1.5, float("nan")])
+def test_issue16_broadcast_size_one_to_zero_with_stored_elements(layout, fill):
+    D = np.array([[1.0, 0, 2]])
+    A = sparray.asarray(D, layout=layout, fill_value=fill, blocksize=(1, 1) if layout[0] == "b" else None)
+    B = sparray.broadcast_to(A, (0, 3))
+    assert B.shape == (0, 3) and B.nse == 0
+    np.testing.assert_array_equal(B.to_dense(), np.broadcast_to(D, (0, 3)))
+    E = sparray.asarray(np.zeros((0, 3)), layout=layout, blocksize=(1, 1) if layout[0] == "b" else None)
+    for R, expected in ((A + E, D + np.zeros((0, 3))), (E * A, np.zeros((0, 3)) * D), (A > E, D > np.zeros((0, 3)))):
+        assert R.shape == expected.shape == (0, 3)
+        np.testing.assert_array_equal(R.to_dense(), expected)
+    H = sparray.COO([[0]], np.array([[1.0, 2.0]]), shape=(1, 2), fill_value=np.array([0.5, 1.0]))  # hybrid
+    np.testing.assert_array_equal(sparray.broadcast_to(H, (4, 0, 2)).to_dense(), np.zeros((4, 0, 2)))
