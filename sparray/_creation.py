@@ -229,7 +229,10 @@ def asarray(
         if sparse_ndim is not None and sparse_ndim != out.ndim - out.dense_ndim:
             _sparse_ndim(out.shape, sparse_ndim, "asarray")
             out = out.to_layout(out.layout if layout is None else layout, blocksize=blocksize, dense_ndim=out.ndim - sparse_ndim)
-        out = _finish_layout(out, layout if layout != out.layout else None, blocksize)
+        if layout == out.layout and layout in ("bsr", "bsc") and blocksize is not None:
+            out = out.to_layout(layout, blocksize=blocksize)  # the same blocked layout, maybe new blocks
+        else:
+            out = _finish_layout(out, layout if layout != out.layout else None, blocksize)
         return out.copy() if copy and out is x else out
     foreign = _from_foreign_sparse(x)
     if foreign is not None:

@@ -244,3 +244,27 @@ def test_nbytes_density_repr():
     assert "CSR" in repr(A) and "index_dtype=int64" in repr(A)
     B = sparray.asarray(np.ones((4, 4)), layout="bsr", blocksize=(2, 2))
     assert B.density == 1.0 and "blocksize=(2, 2)" in repr(B)
+
+
+@pytest.mark.parametrize("src", ["csr", "csc", "bsr", "bsc"])
+@pytest.mark.parametrize("dst", ["bsr", "bsc"])
+@pytest.mark.parametrize("fill", [0.0, 1.5, float("nan")])
+def test_issue16_blocked_target_with_a_new_blocksize_or_split(src, dst, fill):
+    """asarray / to_layout into a blocked layout with a new blocksize or sparse_ndim (was a ValueError)."""
+    rng = np.random.default_rng(2)
+    D = np.where(rng.random((4, 4, 6)) < 0.4, rng.standard_normal((4, 4, 6)), fill)
+    for s_src, s_dst, bs_src, bs_dst in [(2, 3, (1, 2), (4, 1)), (3, 2, (2, 2), (1, 1)), (3, 3, (2, 3), (4, 2))]:
+        kw = {"blocksize": bs_src} if src[0] == "b" else {}
+        A = sparray.asarray(D, layout=src, sparse_ndim=s_src, fill_value=fill, **kw)
+        B = sparray.asarray(A, layout=dst, blocksize=bs_dst, sparse_ndim=s_dst)
+        assert (B.layout, B.blocksize, B.ndim - B.dense_ndim) == (dst, bs_dst, s_dst)
+        np.testing.assert_array_equal(B.to_dense(), D)
+        C = A.to_layout(dst, blocksize=bs_dst, dense_ndim=D.ndim - s_dst)
+        assert (C.layout, C.blocksize) == (dst, bs_dst)
+        np.testing.assert_array_equal(C.to_dense(), D)
+    A = sparray.asarray(np.ones((3, 4, 5)), layout="bsc", sparse_ndim=2, blocksize=(1, 2))  # the issue's reproducer
+    B = sparray.asarray(A, layout="bsc", blocksize=(4, 1), sparse_ndim=3)
+    assert B.blocksize == (4, 1) and B.batch_ndim == 1
+    np.testing.assert_array_equal(B.to_dense(), np.ones((3, 4, 5)))
+    with pytest.raises(ValueError, match="must divide"):
+        sparray.asarray(A, layout="bsc", blocksize=(3, 3))
