@@ -63,7 +63,19 @@ BINARY = {
 }  # fmt: skip
 
 # binary functions that distribute over duplicates when the sparse operand is first (A * s, A / s)
+# and the scalar is finite and non-zero: (a + b) * s == a * s + b * s then (up to rounding), while
+# s = 0, inf or nan breaks it (a duplicate pair 3, -7 sums to -4: -4 / 0 is -inf, 3 / 0 + -7 / 0 nan)
 _LINEAR_WITH_SCALAR = {"multiply": True, "divide": True}
+
+
+def _distributes(xp, name, other, sparse_first) -> bool:
+    """Whether ``A <name> other`` may be applied to each duplicate of an uncoalesced COO ``A``."""
+    if not (sparse_first and _LINEAR_WITH_SCALAR.get(name)):
+        return False
+    s = xp.asarray(other)
+    if s.dtype == xp.bool:
+        return bool(s)
+    return bool(xp.all(xp.isfinite(s))) and bool(xp.all(s != 0))
 
 __all__ = [*UNARY, *BINARY, "clip"]
 
@@ -144,7 +156,7 @@ def _sparse_other(name, A, other, *, sparse_first):
         return f(a, b) if sparse_first else f(b, a)
 
     if is_scalar(other) or other.ndim == 0:
-        if A.layout == "coo" and not (sparse_first and _LINEAR_WITH_SCALAR.get(name)):
+        if A.layout == "coo" and not A._coalesced and not _distributes(xp, name, other, sparse_first):
             A = A.coalesce()
         return _apply_values(A, lambda v: call(v, other))
     return match_layout(_sparse_dense(name, _as_coo(A), other, call, f, sparse_first), A)

@@ -256,3 +256,27 @@ def test_every_standard_elementwise_name_is_exported():
     for name in list(UNARY) + list(BINARY) + ["clip"]:
         assert callable(getattr(sparray, name)), name
         assert name in sparray.__all__
+
+
+SCALAR_OPS = {
+    "add": lambda a, s: a + s, "sub": lambda a, s: a - s, "rsub": lambda a, s: s - a, "mul": lambda a, s: a * s,
+    "rmul": lambda a, s: s * a, "div": lambda a, s: a / s, "rdiv": lambda a, s: s / a, "floordiv": lambda a, s: a // s,
+    "mod": lambda a, s: a % s, "pow": lambda a, s: a**s, "gt": lambda a, s: a > s, "eq": lambda a, s: a == s,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("op", list(SCALAR_OPS))
+def test_issue16_scalar_ops_on_uncoalesced_coo_sum_duplicates_first(op, backend):
+    """A duplicate pair stands for its sum: A / 0 with duplicates 3 and -7 is -4 / 0 = -inf, not nan."""
+    f = SCALAR_OPS[op]
+    A = sparray.COO(np.array([[0, 0, 0], [0, 0, 0]]), np.array([[0.0], [3.0], [-7.0]]), (1, 1, 1), fill_value=1.5)
+    rng = np.random.default_rng(4)
+    B, DB = make_coo(rng, (4, 5), 2, density=0.6, fill=float("nan"), duplicates=True)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for X, D in ((A, A.to_dense()), (B, DB)):
+            assert not X.is_coalesced
+            for scalar in (0.0, 2.0, -0.5, float("inf"), float("-inf"), float("nan"), False, True, 3, np.float64(0.0)):
+                expected = f(D, scalar)
+                got = f(X, scalar)
+                np.testing.assert_allclose(got.to_dense(), expected, rtol=1e-12, equal_nan=True, err_msg=f"{op} {scalar}")
