@@ -221,12 +221,15 @@ def _check_same_namespace(A, B, name):
 
 
 def _same_compressed(A, B) -> bool:
-    """Two unbatched CSR (or two CSC) arrays of one shape: merged row by row, no COO round trip."""
+    """Two unbatched CSR (or two CSC) arrays of one shape and one batch/sparse/dense split: merged
+    row by row, no COO round trip (a different split goes through COO)."""
     return (
         A.layout == B.layout
         and A.layout in ("csr", "csc")
         and A.shape == B.shape
         and A.batch_ndim == 0
+        and B.batch_ndim == 0
+        and A.dense_ndim == B.dense_ndim
         and A._xp is B._xp
     )
 

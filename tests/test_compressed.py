@@ -246,3 +246,29 @@ def test_validity_kernel_agrees_with_generic_check():
         except ValueError:
             ok = False
         assert compressed_valid(crow, col, nminor) == ok, (crow, col, nminor)
+
+
+@pytest.mark.parametrize("layout", ["csr", "csc", "bsr", "bsc", "coo"])
+def test_issue16_elementwise_between_different_splits_of_one_shape(layout, backend):
+    """Operands of one shape whose batch/sparse/dense split differs (was a TypeError in expand_offsets)."""
+    import operator
+
+    rng = np.random.default_rng(9)
+    kw = {"blocksize": (1, 1)} if layout[0] == "b" else {}
+    a = np.arange(8.0).reshape(2, 4, 1)
+    A = sparray.asarray(a, layout="csr").to_layout("csr", dense_ndim=1)  # the issue's reproducer
+    B = sparray.asarray(np.ones((2, 4, 1)), layout="csr")
+    for op in (operator.add, operator.gt, operator.mul):
+        np.testing.assert_array_equal(op(A, B).to_dense(), op(a, np.ones((2, 4, 1))))
+    for shape in [(3, 4, 2), (2, 3, 4, 2)]:
+        for sa in range(2, len(shape) + 1):
+            for sb in range(2, len(shape) + 1):
+                for fa, fb in [(0.0, 0.0), (1.5, float("nan"))]:
+                    Da = np.where(rng.random(shape) < 0.4, rng.standard_normal(shape), fa)
+                    Db = np.where(rng.random(shape) < 0.4, rng.standard_normal(shape), fb)
+                    A = sparray.asarray(Da, layout=layout, sparse_ndim=sa, fill_value=fa, **kw)
+                    B = sparray.asarray(Db, layout=layout, sparse_ndim=sb, fill_value=fb, **kw)
+                    for op in (operator.add, operator.gt, operator.mul, sparray.maximum):
+                        R = op(A, B)
+                        assert R.layout in (layout, "coo") and R.shape == shape
+                        np.testing.assert_allclose(R.to_dense(), op(Da, Db), equal_nan=True)
