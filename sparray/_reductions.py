@@ -151,14 +151,18 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
     if kind in ("mean", "var", "std", "sum", "prod") and result.dtype != out_dt:
         result, empty_result = xp.astype(result, out_dt), xp.astype(empty_result, out_dt)
     out_dense = tuple(1 if d in dense_axes else dense_shape[d] for d in range(len(dense_shape))) if keepdims else kept_dense_shape
+    from ._coo import COO
+
     if not groups.kept and sparse_axes:
         dense = result if result.shape[0] else empty_result
-        final_shape = tuple(1 if a in axes else A.shape[a] for a in range(A.ndim)) if keepdims else tuple(
-            A.shape[a] for a in range(A.ndim) if a not in axes
-        )
-        return xp.reshape(dense, final_shape)
-
-    from ._coo import COO
+        if keepdims:
+            # every sparse dim is now size 1 and holds one value per dense part: a sparse array
+            # with no specified element whose (dense-part) fill is that value (RFC point 5)
+            fill_out = xp.reshape(dense, out_dense)
+            indices = xp.zeros((s, 0), dtype=A._indices.dtype)
+            values_out = xp.zeros((0, *out_dense), dtype=fill_out.dtype)
+            return COO._from_parts(xp, indices, values_out, (1,) * s + out_dense, fill_out, coalesced=True)
+        return xp.reshape(dense, tuple(A.shape[a] for a in range(A.ndim) if a not in axes))
 
     nu = result.shape[0]
     if groups.identity:

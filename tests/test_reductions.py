@@ -110,7 +110,13 @@ def check(kind, A, dense, axis, keepdims, *, rtol=1e-7, atol=1e-12, correction=N
     axes = _norm_axes(axis, A.ndim)
     all_sparse = all(d in axes for d in range(A.sparse_ndim))
     ctx = f"{kind} axis={axis} keepdims={keepdims} shape={A.shape} s={A.sparse_ndim} nse={A.nse}"
-    if all_sparse:
+    if all_sparse and keepdims and A.sparse_ndim:
+        # every sparse dim reduced to size 1: sparse, no specified element, the result as its
+        # (dense-part) fill (RFC point 5)
+        assert isinstance(got, sparray.SparseArray) and got.nse == 0, (type(got), ctx)
+        assert got.shape == exp.shape and got.fill_value.shape == exp.shape[A.sparse_ndim :], ctx
+        assert_matches_dense(got, exp, rtol=rtol, atol=atol, check_dtype=check_dtype)
+    elif all_sparse:
         assert not isinstance(got, sparray.SparseArray), ctx
         assert type(got).__module__.split(".")[0] in ("numpy", "array_api_strict"), (type(got), ctx)
         assert_matches_dense(got, exp, rtol=rtol, atol=atol, check_dtype=check_dtype)
