@@ -13,8 +13,11 @@ result is ``exp(v - m) / Z`` at specified elements and ``exp(f - m) / Z`` at uns
   with no specified element has no softmax (dense NumPy gives ``0/0 = nan``); like PyTorch,
   sparray leaves it unspecified (0, or -inf for ``log_softmax``).
 - ``f = nan`` or ``+inf``: every slice with an unspecified element is nan, the fill of the result.
-- a finite ``f``: the unspecified value differs from slice to slice, so the result is dense in
-  fact and a dense array comes back.
+- a finite ``f`` and one slice (``axis`` is the only non-dense dim longer than 1, as in the
+  RFC's hybrid example): the unspecified value ``exp(f - m) / Z`` is one per dense position, so
+  the pattern is kept and that becomes the (dense-part) fill (RFC point 5);
+- a finite ``f`` and several slices: the unspecified value differs from slice to slice, so the
+  result is dense in fact and a dense array comes back.
 
 A hybrid array may mix these per dense position; the result's fill is then dense-part shaped.
 Integer and bool input is computed in the default float dtype (as ``scipy.special.softmax``
@@ -103,12 +106,48 @@ def _along_dense(xp, x, d, log):
     return A._replace_values(values, fill)
 
 
+def _one_slice(x, axis) -> bool:
+    """Whether ``axis`` is the only non-dense dim longer than 1 (every other one has size 1)."""
+    return all(x.shape[d] == 1 for d in range(x.ndim - x.dense_ndim) if d != axis)
+
+
+def _one_slice_softmax(xp, x, axis, fill_dense, log):
+    """Softmax along the one slice of ``x`` (see ``_one_slice``): the pattern is kept and the fill
+    becomes ``exp(f - m) / Z`` per dense position (RFC point 5's hybrid example), with ``m`` the
+    slice's max over its values and, when any position is unspecified, the fill, and ``Z`` the sum
+    of ``exp(v - m)`` plus ``exp(f - m)`` per unspecified position: NumPy's formula on the dense
+    slice. A dense position whose fill is -inf keeps the rule of the module docstring (fill 0, or
+    -inf for ``log_softmax``, even in an empty slice)."""
+    A = x.to_layout("coo").coalesce()
+    unspecified = A.shape[axis] - A.nse  # one slice: every entry is its own position along axis
+    vals = A._values
+    f = xp.reshape(fill_dense, (1, *A.dense_shape))
+    with np.errstate(all="ignore"):
+        if A.nse:
+            m = xp.max(vals, axis=0, keepdims=True)
+            m = xp.maximum(m, f) if unspecified else m
+        else:
+            m = f
+        shifted, fshift = vals - m, f - m
+        z = xp.sum(xp.exp(shifted), axis=0, keepdims=True) + unspecified * xp.exp(fshift)
+        if log:
+            values, fill = shifted - xp.log(z), fshift - xp.log(z)
+        else:
+            values, fill = xp.exp(shifted) / z, xp.exp(fshift) / z
+    minus_inf = f == -xp.inf
+    fill = xp.where(minus_inf, xp.full_like(fill, -xp.inf if log else 0.0), fill)
+    out = A._replace_values(values, xp.reshape(fill, A.dense_shape))
+    return match_layout(out, x)
+
+
 def _along_sparse(xp, x, axis, log):
     from ._reductions import _Groups
 
     fill_dense = xp.broadcast_to(x._fill, x.dense_shape)
-    if bool(xp.any(xp.isfinite(fill_dense))):  # the unspecified values differ per slice: dense result
-        return _dense_softmax(xp, x.to_dense(), axis, log)
+    if bool(xp.any(xp.isfinite(fill_dense))):
+        if _one_slice(x, axis):  # one slice per dense position: its unspecified values are uniform
+            return _one_slice_softmax(xp, x, axis, fill_dense, log)
+        return _dense_softmax(xp, x.to_dense(), axis, log)  # they differ per slice: dense result
     A = x.to_layout("coo").coalesce()
     A._check_contents()
     n = A.shape[axis]

@@ -64,6 +64,30 @@ def test_softmax_every_axis(layout, fill, case, log):
                 assert R.nse == A.nse  # same pattern
         else:
             assert np.isfinite(fill) and axis % A.ndim < first_dense  # only a finite fill goes dense
+            others = [A.shape[d] for d in range(first_dense) if d != axis % A.ndim]
+            assert any(n != 1 for n in others)  # ... and only with more than one slice
+
+
+@pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
+@pytest.mark.parametrize("layout", ["coo", "csr", "bsr"])
+@pytest.mark.parametrize("fill", [0.0, 1.5, -2.0, float("nan"), float("inf"), float("-inf")])
+def test_issue16_one_slice_keeps_the_pattern_with_a_dense_part_fill(layout, fill, log):
+    """RFC point 5: softmax along the only sparse dim of a hybrid array is sparse, same indices,
+    fill shaped like the dense part (the RFC's own example first)."""
+    A = sparray.COO(np.array([[0, 3]]), np.array([[0.11, 0.12], [0.31, 0.32]]), shape=(4, 2))
+    fn = sparray.log_softmax if log else sparray.softmax
+    R = fn(A, axis=0)
+    ref = dense_softmax(A.to_dense(), 0, log)
+    assert isinstance(R, sparray.COO) and R.indices.tolist() == [[0, 3]] and R.fill_value.shape == (2,)
+    np.testing.assert_allclose(R.fill_value, ref[1], rtol=1e-12)  # rows 1 and 2 are unspecified
+    np.testing.assert_allclose(R.to_dense(), ref, rtol=1e-12)
+    rng = np.random.default_rng(3)
+    shape, block = ((1, 6, 3), (1, 2)) if layout != "coo" else ((6, 3), None)
+    B, D = make_sparse(rng, layout, shape, len(shape) - 1, block, density=0.5, fill=fill, dense_fill=True)
+    axis = len(shape) - 2
+    R = fn(B, axis=axis)
+    assert isinstance(R, sparray.SparseArray) and R.layout in (layout, "coo") and R.nse == B.nse
+    assert_matches_dense(R, expected(B, D, axis, log), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("log", [False, True], ids=["softmax", "log_softmax"])
