@@ -225,9 +225,16 @@ def _normalize_axes(axes, x1, x2):
 
 
 def _permute_reshape(xp, x, perm, shape):
+    """``x`` with dims ``perm`` in that order, reshaped to the matrix ``shape``: sparse (COO) when it
+    can be, dense when ``x`` is a hybrid array whose fill varies along its dense dims (no sparse
+    matrix holds such a fill; ``matmul`` makes the same choice)."""
     if isinstance(x, SparseArray):
-        A = x.to_layout("coo", dense_ndim=0) if x.dense_ndim else x.to_layout("coo")
-        return coo_reshape(coo_permute(A, perm), shape)
+        try:
+            A = x.to_layout("coo", dense_ndim=0) if x.dense_ndim else x.to_layout("coo")
+        except ValueError:
+            x = x.to_dense()
+        else:
+            return coo_reshape(coo_permute(A, perm), shape)
     return xp.reshape(xp.permute_dims(x, tuple(perm)), shape)
 
 

@@ -431,3 +431,26 @@ def test_sampled_addmm_errors():
     H, _ = sparse(rng, "coo", (6, 4, 2), sparse_ndim=2)
     with pytest.raises(ValueError, match="no dense dims"):
         sparray.sampled_addmm(H, np.ones((6, 5)), np.ones((5, 4)))
+
+
+@pytest.mark.parametrize("axes", [0, 1, 2])
+@pytest.mark.parametrize("layout2", ["coo", "csc", "csr"])
+def test_issue16_tensordot_with_a_fill_that_varies_along_dense_dims(axes, layout2, backend):
+    """A hybrid operand whose fill varies along its dense dims goes dense in tensordot, as in matmul
+    (it was a ValueError from the COO conversion)."""
+    A = sparray.COO(np.array([[0]]), np.array([[[2.712, -2.0, 3.273, -1.692]]]), (5, 1, 4),
+                    fill_value=np.array([[1.5, -2.0, 1.5, 1.5]]))  # fmt: skip
+    B = sparray.asarray(np.ones((1, 4, 2)), layout="csc", fill_value=1.5)
+    np.testing.assert_allclose(sparray.tensordot(A, B, axes=2), np.tensordot(A.to_dense(), B.to_dense(), axes=2))
+    rng = np.random.default_rng(11)
+    for fill in (np.array([1.5, -2.0]), np.array([np.nan, 0.0])):
+        D = np.where(rng.random((3, 4, 2)) < 0.4, rng.standard_normal((3, 4, 2)), fill)
+        H = sparray.asarray(D, sparse_ndim=2, fill_value=fill)
+        shape2 = (3, 4, 2)[3 - axes :] + (3,)
+        E = sparray.asarray(np.where(rng.random(shape2) < 0.5, rng.standard_normal(shape2), 0.5), fill_value=0.5,
+                            layout=layout2 if len(shape2) >= 2 else "coo")  # fmt: skip
+        R = sparray.tensordot(H, E, axes=axes)
+        got = R.to_dense() if isinstance(R, sparray.SparseArray) else np.asarray(R)
+        np.testing.assert_allclose(got, np.tensordot(D, E.to_dense(), axes=axes), rtol=1e-12, equal_nan=True)
+        v = sparray.vecdot(H, np.ones(2))
+        np.testing.assert_allclose(v.to_dense() if isinstance(v, sparray.SparseArray) else v, D @ np.ones(2), equal_nan=True)
