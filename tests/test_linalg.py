@@ -454,3 +454,23 @@ def test_issue16_tensordot_with_a_fill_that_varies_along_dense_dims(axes, layout
         np.testing.assert_allclose(got, np.tensordot(D, E.to_dense(), axes=axes), rtol=1e-12, equal_nan=True)
         v = sparray.vecdot(H, np.ones(2))
         np.testing.assert_allclose(v.to_dense() if isinstance(v, sparray.SparseArray) else v, D @ np.ones(2), equal_nan=True)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_issue16_beta_zero_ignores_nan_and_inf_in_C(layout, backend):
+    """PyTorch's rule, documented in docs/linalg.md: beta == 0 reads neither C's values nor its fill."""
+    rng = np.random.default_rng(23)
+    A, DA = make_sparse(rng, layout, (4, 6), None, (2, 2) if layout[0] == "b" else None, density=0.5, fill=1.5)
+    X = rng.standard_normal((6, 4))
+    DC = np.where(rng.random((4, 4)) < 0.5, np.nan, np.inf)
+    C = sparray.asarray(DC, fill_value=np.nan, layout="coo")
+    for c in (DC, C):
+        R = sparray.addmm(c, A, X, beta=0, alpha=2.0)
+        got = R.to_dense() if isinstance(R, sparray.SparseArray) else np.asarray(R)
+        np.testing.assert_allclose(got, 2.0 * (DA @ X), rtol=1e-12)
+        assert np.isfinite(got).all()
+    R = sparray.addmm(DC, A, X, beta=1e-300)  # any other beta multiplies C: nan and inf propagate
+    assert np.array_equal(np.isnan(np.asarray(R)), np.isnan(DC + DA @ X))
+    S = sparray.asarray(np.where(rng.random((4, 4)) < 0.5, np.nan, 0.0), fill_value=np.inf, layout="csr")
+    R = sparray.sampled_addmm(S, np.ones((4, 3)), np.ones((3, 4)), beta=0)
+    assert R.nse == S.nse and float(R.fill_value) == 0.0 and np.all(R.values == 3.0)
