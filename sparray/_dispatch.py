@@ -50,7 +50,7 @@ _JIT: set[tuple[str, str, str]] = set()  # entries that wake a JIT (numba): skip
 # numba costs its import (~0.3 s) and thread pool: small inputs run generic unless a backend
 # is forced with use_backend.
 SMALL_WORK = 1 << 14
-_FORCED: contextvars.ContextVar[str | None] = contextvars.ContextVar("sparray_backend", default=None)
+_FORCED: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar("sparray_backend", default=None)
 _WARNED: set[tuple[str, str]] = set()
 _AVAILABLE: dict[str, bool] = {}
 
@@ -112,22 +112,64 @@ def backends() -> tuple[str, ...]:
     return tuple(b for b in BACKENDS if _backend_available(b))
 
 
+def _check_backend(who: str, name, min_size) -> None:
+    if name not in BACKENDS:
+        raise ValueError(f"{who}: backend must be one of {BACKENDS}; got {name!r}")
+    if not _backend_available(name):
+        raise ValueError(f"{who}: backend {name!r} is not available here; available: {backends()}")
+    if isinstance(min_size, bool) or not isinstance(min_size, int) or min_size < 0:
+        raise ValueError(f"{who}: min_size must be a non-negative int; got {min_size!r}")
+
+
 @contextlib.contextmanager
-def use_backend(name: str):
+def use_backend(name: str, *, min_size: int = 0):
     """Force one backend inside a ``with`` block (``"generic"`` runs the pure array-API code).
 
     Forcing ``"numba"`` or ``"cupy"`` only affects data that backend can hold (NumPy, CuPy);
-    an operation with no such kernel runs the generic implementation.
+    an operation with no such kernel runs the generic implementation. ``min_size``: the least
+    work (rows) a JIT kernel takes; the default 0 runs the kernels at every size (tests use it),
+    ``min_size=SMALL_WORK`` restores the automatic choice for small inputs. The environment
+    variable ``SPARRAY_BACKEND`` sets the same for a whole process (read at import).
     """
-    if name not in BACKENDS:
-        raise ValueError(f"use_backend: backend must be one of {BACKENDS}; got {name!r}")
-    if not _backend_available(name):
-        raise ValueError(f"use_backend: backend {name!r} is not available here; available: {backends()}")
-    token = _FORCED.set(name)
+    _check_backend("use_backend", name, min_size)
+    token = _FORCED.set((name, min_size))
     try:
         yield
     finally:
         _FORCED.reset(token)
+
+
+def _forced_from_environment():
+    """``SPARRAY_BACKEND=numba|cupy|generic`` (optionally ``name:min_size``) as the process default."""
+    import os
+
+    text = os.environ.get("SPARRAY_BACKEND", "").strip()
+    if not text:
+        return None
+    name, _, size = text.partition(":")
+    try:
+        min_size = int(size) if size else 0
+    except ValueError:
+        raise ValueError(f"SPARRAY_BACKEND: expected NAME or NAME:MIN_SIZE with an int size; got {text!r}") from None
+    if name in BACKENDS and not _backend_available(name):
+        warnings.warn(
+            f"SPARRAY_BACKEND={text!r}: backend {name!r} is not available here ({backends()}); "
+            "choosing backends automatically",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    _check_backend("SPARRAY_BACKEND", name, min_size)
+    return (name, min_size)
+
+
+_ENV_FORCED = _forced_from_environment()
+
+
+def forced_backend():
+    """The backend forced now (``use_backend`` block, else ``SPARRAY_BACKEND``) as (name, min_size), or None."""
+    forced = _FORCED.get()
+    return forced if forced is not None else _ENV_FORCED
 
 
 def _resolve(entry):
@@ -138,8 +180,10 @@ def _resolve(entry):
 
 
 def _lookup(op: str, layout: str, xp, work=None):
-    forced = _FORCED.get()
-    small = forced is None and work is not None and work < SMALL_WORK
+    forced = forced_backend()
+    threshold = SMALL_WORK if forced is None else forced[1]
+    forced = None if forced is None else forced[0]
+    small = work is not None and work < threshold
     kind = backend_kind(xp)
     if forced == "generic" or (forced is not None and forced != kind):
         candidates = ["generic"]

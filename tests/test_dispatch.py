@@ -1,5 +1,6 @@
 """The device registry: backends, forcing one, lazy kernel imports, fallback warnings, cross-checks."""
 
+import os
 import subprocess
 import sys
 import warnings
@@ -122,3 +123,55 @@ def test_small_inputs_skip_the_jit_and_large_ones_use_it():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "True"], out
+
+
+def _probe(env_value, code):
+    env = {k: v for k, v in os.environ.items() if k != "SPARRAY_BACKEND"}
+    if env_value is not None:
+        env["SPARRAY_BACKEND"] = env_value
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+
+
+_SMALL_AND_LARGE = (
+    "import sys, numpy as np, sparray\n"
+    "A = sparray.COO(np.array([[3, 1, 3]]), np.ones(3), shape=(5,))\n"
+    "A.coalesce()\n"
+    "print('sparray.kernels.cpu.coalesce' in sys.modules)\n"
+    "n = sparray._dispatch.SMALL_WORK * 2\n"
+    "B = sparray.COO(np.arange(n)[::-1].reshape(1, n).copy(), np.ones(n), shape=(n,))\n"
+    "B.coalesce()\n"
+    "print('sparray.kernels.cpu.coalesce' in sys.modules)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "value,expected",
+    [(None, ["False", "True"]), ("numba", ["True", "True"]), ("generic", ["False", "False"]), ("numba:100", ["False", "True"])],
+)
+def test_sparray_backend_environment_variable_forces_a_backend(value, expected):
+    """SPARRAY_BACKEND=numba runs the kernels at every size (the small COO too), =generic never."""
+    done = _probe(value, _SMALL_AND_LARGE)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == expected
+
+
+def test_sparray_backend_environment_variable_errors():
+    done = _probe("turbo", "import sparray")
+    assert done.returncode != 0 and "SPARRAY_BACKEND: backend must be one of" in done.stderr and "'turbo'" in done.stderr
+    done = _probe("numba:lots", "import sparray")
+    assert done.returncode != 0 and "NAME:MIN_SIZE" in done.stderr
+    done = _probe("cupy", "import sparray; print(sparray._dispatch.forced_backend())")
+    if "cupy" not in sparray.backends():  # not available here: a warning, then the automatic choice
+        assert done.returncode == 0 and done.stdout.strip() == "None" and "not available here" in done.stderr
+
+
+def test_use_backend_min_size():
+    n = 40
+    A = sparray.COO(np.arange(n)[::-1].reshape(1, n).copy(), np.ones(n), shape=(n,))
+    with sparray.use_backend("numba", min_size=10**9):
+        assert sparray._dispatch._lookup("coalesce", "coo", A._xp, work=n)[0] == "generic"
+    with sparray.use_backend("numba"):
+        assert sparray._dispatch._lookup("coalesce", "coo", A._xp, work=n)[0] == "numba"
+    with pytest.raises(ValueError, match="min_size must be a non-negative int"):
+        with sparray.use_backend("numba", min_size=-1):
+            pass
