@@ -2,9 +2,10 @@
 
 The arrays are joined in COO form: along the joined dim the indices of each array are shifted
 by the sizes of the arrays before it, and indices and values are concatenated. The result has
-one fill, so the arrays must share it (nan counts as equal to nan; a dense-part fill must be
-equal everywhere); otherwise a ValueError names the fills (an unspecified element cannot carry
-two values). Values are promoted to the common dtype. Dense operands are taken as sparse
+one fill, the first array's: an array with another fill (nan counts as equal to nan) has its
+elements that differ from it specified first, through its dense form, so any arrays join
+exactly, as in NumPy; arrays that share a fill never densify. Values are promoted to the
+common dtype. Dense operands are taken as sparse
 arrays with the common fill. The result has the sparse inputs' layout when they all share one
 (and its shape allows it), else COO.
 
@@ -54,18 +55,20 @@ def _as_sparse_operands(arrays, who):
     return [a if a.dtype == dtype else astype(a, dtype) for a in out]
 
 
-def _check_fills(coos, who):
-    """The COOs (of one sparse/dense split) share one fill, nan equal to nan."""
+def _share_fill(coos):
+    """The COOs (of one sparse/dense split) with the first one's fill (nan equal to nan): an array
+    with another fill has its elements that differ from the first fill specified (through its
+    dense form: O(its size), the price of one fill for the result)."""
+    from ._creation import _refill
+
     ref = coos[0]
     xp = ref._xp
     f0 = xp.broadcast_to(ref._fill, ref.dense_shape)
+    out = [ref]
     for A in coos[1:]:
         f1 = xp.broadcast_to(A._fill, A.dense_shape)
-        if not bool(xp.all(same_value(xp, f0, f1))):
-            raise ValueError(
-                f"{who}: the arrays must share one fill value (an unspecified element has one value); "
-                f"got {ref._fill!r} and {A._fill!r}; use to_dense() or rebuild one with the other's fill_value"
-            )
+        out.append(A if bool(xp.all(same_value(xp, f0, f1))) else _refill(A, ref._fill).to_layout("coo"))
+    return out
 
 
 def concat(arrays, /, *, axis=0):
@@ -92,8 +95,7 @@ def concat(arrays, /, *, axis=0):
     if any(s[:axis] + s[axis + 1 :] != shapes[0][:axis] + shapes[0][axis + 1 :] for s in shapes):
         raise ValueError(f"concat: shapes must agree except along axis {axis}; got shapes {shapes}")
     coos = _common_split([a if a.layout == "coo" else a.to_layout("coo") for a in arrays], axis)
-    _check_fills(coos, "concat")
-    return match_common_layout(_join(coos, axis), like)
+    return match_common_layout(_join(_share_fill(coos), axis), like)
 
 
 def _common_split(coos, axis):
@@ -103,11 +105,15 @@ def _common_split(coos, axis):
     out = []
     for A in coos:
         if not _fill_uniform_over(A, s - A.sparse_ndim):
-            raise ValueError(
-                f"concat: the fill of an array of shape {A.shape} varies along its dense dims "
-                f"{A.dense_shape[: s - A.sparse_ndim]}, which must become sparse to join along axis {axis}; "
-                "use to_dense() or a scalar fill"
-            )
+            # the fill varies along dense dims that must become sparse: one fill value (the first
+            # element of the fill) for those dims, the elements that differ from it specified
+            from ._conversion import from_dense
+
+            xp = A._xp
+            first = xp.reshape(A._fill, (-1,))[0]
+            A = from_dense(A.to_dense(), sparse_ndim=s, fill_value=xp.broadcast_to(first, A.dense_shape[s - A.sparse_ndim :]))
+            out.append(A)
+            continue
         out.append(move_dense_to_sparse(A, s))
     return out
 

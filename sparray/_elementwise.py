@@ -92,8 +92,22 @@ def _apply_values(A, f):
     xp = A._xp
     values = f(A._values)
     values = values if is_array(values) and values.ndim == A._values.ndim else xp.asarray(values)
-    fill = as_fill_array(xp, f(A._fill), values.dtype)
-    return A._replace_values(values, fill)
+    try:
+        fill = f(A._fill)
+    except (ValueError, ArithmeticError):  # e.g. an integer to a negative power
+        if not _fill_unused(A):
+            raise
+        fill = xp.zeros((), dtype=values.dtype)  # no element takes the fill: NumPy raises nothing either
+    return A._replace_values(values, as_fill_array(xp, fill, values.dtype))
+
+
+def _fill_unused(A) -> bool:
+    """Whether no element of ``A`` is unspecified (so its fill never shows)."""
+    if A.size == 0:
+        return True
+    if A.layout == "coo" and not A.is_coalesced:
+        return False
+    return A.density >= 1.0
 
 
 def _as_coo(A):
@@ -197,8 +211,17 @@ def _sparse_dense(name, A, other, call, f, sparse_first):
 
 
 def _align_sparse_ndim(A, B):
+    """Two COO operands of one shape with one sparse/dense split: the larger ``sparse_ndim``, or,
+    when a fill varies along the dense dims that would turn sparse, the smaller one (the other
+    operand's extra sparse dims become dense dims, which any fill allows)."""
+    from ._compress import pack_sparse_dims
+
     s = max(A.sparse_ndim, B.sparse_ndim)
-    return move_dense_to_sparse(A, s), move_dense_to_sparse(B, s)
+    try:
+        return move_dense_to_sparse(A, s), move_dense_to_sparse(B, s)
+    except ValueError:  # the fill varies along those dense dims
+        s = min(A.sparse_ndim, B.sparse_ndim)
+        return pack_sparse_dims(A.coalesce(), A.ndim - s), pack_sparse_dims(B.coalesce(), B.ndim - s)
 
 
 def _one_side_droppable(xp, f, values_flat, other_fill_row, out_fill_row, other_first):

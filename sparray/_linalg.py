@@ -282,6 +282,8 @@ def vecdot(x1, x2, /, *, axis=-1):
     from ._reductions import sum as sparse_sum
 
     xp = _namespace("vecdot", x1, x2)
+    if x1.ndim == 0 or x2.ndim == 0:
+        raise ValueError(f"vecdot: operands must be at least 1-d; got shapes {tuple(x1.shape)} and {tuple(x2.shape)}")
     _product_dtype("vecdot", xp, x1, x2)
     ndim = max(x1.ndim, x2.ndim)
     if not -ndim <= axis < 0:

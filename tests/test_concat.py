@@ -108,17 +108,21 @@ def test_concat_promotes_dtypes():
     R = sparray.concat([a, c])
     assert R.dtype == np.float64
     assert_matches_dense(R, [3.5, 0.5, 4.0], fill=0.5)
-    with pytest.raises(ValueError, match="must share one fill value"):
-        sparray.concat([a, b])
+    R = sparray.concat([a, b])  # different fills: b's elements that differ from 0.5 become specified
+    assert R.dtype == np.float64
+    assert_matches_dense(R, [3.5, 0.5, 0.0, 3.0, 0.0], fill=0.5)
 
 
-def test_concat_nan_fills_are_one_fill_and_different_fills_raise():
+def test_concat_nan_fills_are_one_fill_and_different_fills_join_exactly():
     a = sparray.COO([[0]], [1.0], shape=(2,), fill_value=np.nan)
     b = sparray.COO([[1]], [2.0], shape=(3,), fill_value=np.nan)
     assert_matches_dense(sparray.concat([a, b]), [1.0, np.nan, np.nan, 2.0, np.nan], fill=np.nan)
     c = sparray.COO([[1]], [2.0], shape=(3,), fill_value=0.0)
-    with pytest.raises(ValueError, match="must share one fill value"):
-        sparray.concat([a, c])
+    R = sparray.concat([a, c])
+    assert_matches_dense(R, [1.0, np.nan, 0.0, 2.0, 0.0], fill=np.nan)
+    assert R.nse == 4  # a's entry, and c's three elements that differ from nan
+    S = sparray.stack([sparray.asarray(np.eye(2), layout="csr"), sparray.asarray(np.eye(2), fill_value=1.0, layout="csr")])
+    assert_matches_dense(S, np.stack([np.eye(2), np.eye(2)]))
 
 
 def test_concat_errors_name_the_shapes():
@@ -132,9 +136,9 @@ def test_concat_errors_name_the_shapes():
         sparray.concat([a, a], axis=2)
     with pytest.raises(TypeError, match="tuple or list"):
         sparray.concat(a)
-    with pytest.raises(ValueError, match="fill value varies|varies along"):
-        v = sparray.COO([[0]], [[1.0, 2.0]], shape=(2, 2), fill_value=[1.0, 2.0])
-        sparray.concat([v, v], axis=1)
+    v = sparray.COO([[0]], [[1.0, 3.0]], shape=(2, 2), fill_value=[1.0, 2.0])
+    R = sparray.concat([v, v], axis=1)  # the varying fill's dim becomes sparse: one fill, the rest specified
+    assert_matches_dense(R, np.concat([v.to_dense(), v.to_dense()], axis=1))
 
 
 @pytest.mark.parametrize("layout", ["coo", "csr", "bsc"])
