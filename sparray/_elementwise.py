@@ -37,7 +37,7 @@ from ._coalesce import flat_values, unflat_values
 from ._conversion import match_layout
 from ._fill import as_fill_array, same_value
 from ._keys import linear_keys, unravel
-from ._manipulation import broadcast_shapes, broadcast_to, move_dense_to_sparse
+from ._manipulation import align_splits, broadcast_shapes, broadcast_to, move_dense_to_sparse
 from ._namespace import is_array, namespace_of
 from ._operands import is_scalar
 
@@ -211,17 +211,9 @@ def _sparse_dense(name, A, other, call, f, sparse_first):
 
 
 def _align_sparse_ndim(A, B):
-    """Two COO operands of one shape with one sparse/dense split: the larger ``sparse_ndim``, or,
-    when a fill varies along the dense dims that would turn sparse, the smaller one (the other
-    operand's extra sparse dims become dense dims, which any fill allows)."""
-    from ._compress import pack_sparse_dims
-
-    s = max(A.sparse_ndim, B.sparse_ndim)
-    try:
-        return move_dense_to_sparse(A, s), move_dense_to_sparse(B, s)
-    except ValueError:  # the fill varies along those dense dims
-        s = min(A.sparse_ndim, B.sparse_ndim)
-        return pack_sparse_dims(A.coalesce(), A.ndim - s), pack_sparse_dims(B.coalesce(), B.ndim - s)
+    """Two COO operands of one shape with one sparse/dense split (see ``align_splits``)."""
+    (A, B), _ = align_splits([A, B])
+    return A, B
 
 
 def _one_side_droppable(xp, f, values_flat, other_fill_row, out_fill_row, other_first):

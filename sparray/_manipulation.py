@@ -106,6 +106,30 @@ def _repeat_rows(xp, values, times):
     return xp.take(values, xp.arange(n, dtype=xp.int64) // times, axis=0)
 
 
+def align_splits(coos):
+    """COOs of one shape brought to one sparse/dense split: the largest ``sparse_ndim`` among them,
+    or, when some fill varies along dense dims that would have to turn sparse, the smallest (the
+    extra sparse dims of the others become dense dims, which any fill allows). Returns
+    ``(coos, sparse_ndim)``."""
+    from ._compress import pack_sparse_dims
+
+    s = max(A.sparse_ndim for A in coos)
+    if all(_fill_uniform_over(A, s - A.sparse_ndim) for A in coos):
+        return [move_dense_to_sparse(A, s) for A in coos], s
+    s = min(A.sparse_ndim for A in coos)
+    return [pack_sparse_dims(A.coalesce(), A.ndim - s) for A in coos], s
+
+
+def _as_scalar_fill(A):
+    """COO ``A`` with every dim sparse and a 0-d fill (the first element of a dense-part fill); the
+    elements that differ from it become specified (through the dense form: O(size))."""
+    from ._conversion import from_dense
+
+    xp = A._xp
+    first = xp.reshape(A._fill, (-1,))[0] if A._fill.ndim else A._fill
+    return from_dense(A.to_dense(), sparse_ndim=A.ndim, fill_value=first)
+
+
 def move_dense_to_sparse(A, sparse_ndim):
     """COO ``A`` with its first ``sparse_ndim - A.sparse_ndim`` dense dims turned into sparse dims."""
     from ._coo import COO
@@ -396,11 +420,8 @@ def reshape(x, /, shape, *, copy=None):
         return _back(empty, x)
     keep = next(k for k in range(min(d, len(shape)), -1, -1) if k == 0 or shape[len(shape) - k :] == A.shape[n - k :])
     if not _fill_uniform_over(A, d - keep):
-        raise ValueError(
-            f"reshape: shape {shape} merges dense dims {A.dense_shape[: d - keep]} of an array of shape {A.shape} "
-            "with sparse dims, but the fill value varies along them (a sparse dim has one fill per dense part); "
-            "use reshape(A.to_dense(), shape) or a scalar fill"
-        )
+        # dense dims whose fill varies merge with sparse dims: one scalar fill for them all
+        A, keep = _as_scalar_fill(A), 0
     A = move_dense_to_sparse(A, n - keep)
     values = xp.asarray(A._values, copy=True) if copy else None
     return _back(_regroup_sparse(A, shape[: len(shape) - keep], values), x)

@@ -28,7 +28,7 @@ from ._coalesce import flat_values, unflat_values
 from ._fill import as_fill_array, fill_is_zero
 from ._conversion import match_common_layout
 from ._keys import index_dtype_for, linear_keys, unravel
-from ._manipulation import broadcast_shapes, broadcast_to, move_dense_to_sparse
+from ._manipulation import align_splits, broadcast_shapes, broadcast_to
 from ._namespace import is_array, namespace_of
 from ._operands import is_scalar
 
@@ -65,8 +65,8 @@ def where(condition, x1, x2, /):
     dtype = result_type(x1, x2)
     shape = broadcast_shapes(*(x.shape for x in sparse), who="sparray.where")
     coos = [broadcast_to(x, shape).to_layout("coo") for x in sparse]
-    s = max(a.sparse_ndim for a in coos)
-    coos = iter([move_dense_to_sparse(a, s).coalesce() for a in coos])
+    coos, s = align_splits(coos)
+    coos = iter([a.coalesce() for a in coos])
     arrays = [next(coos) if isinstance(x, SparseArray) else _scalar_operand(xp, x, shape, s) for x in operands]
     return match_common_layout(_where_coo(xp, arrays, shape, s, dtype), sparse)
 

@@ -31,6 +31,7 @@ does); complex input is a TypeError.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -106,6 +107,24 @@ def _along_dense(xp, x, d, log):
     return A._replace_values(values, fill)
 
 
+def _specified_mask(xp, x):
+    """A dense boolean array of ``x``'s shape: True at specified elements (whole dense parts)."""
+    from ._keys import linear_keys
+
+    A = x.to_layout("coo")
+    index_shape = A.shape[: A.sparse_ndim]
+    n = math.prod(index_shape)
+    if A.nse == 0 or n == 0:
+        flat = xp.zeros((n,), dtype=xp.bool)
+    else:  # membership of every position in the sorted keys (no scatter: any array-API namespace)
+        keys = xp.sort(linear_keys(xp, A._indices, index_shape))
+        positions = xp.arange(n, dtype=xp.int64)
+        at = xp.clip(xp.searchsorted(keys, positions), 0, keys.shape[0] - 1)
+        flat = xp.take(keys, at) == positions
+    mask = xp.reshape(flat, index_shape + (1,) * A.dense_ndim)
+    return xp.broadcast_to(mask, A.shape)
+
+
 def _one_slice(x, axis) -> bool:
     """Whether ``axis`` is the only non-dense dim longer than 1 (every other one has size 1)."""
     return all(x.shape[d] == 1 for d in range(x.ndim - x.dense_ndim) if d != axis)
@@ -147,7 +166,12 @@ def _along_sparse(xp, x, axis, log):
     if bool(xp.any(xp.isfinite(fill_dense))):
         if _one_slice(x, axis):  # one slice per dense position: its unspecified values are uniform
             return _one_slice_softmax(xp, x, axis, fill_dense, log)
-        return _dense_softmax(xp, x.to_dense(), axis, log)  # they differ per slice: dense result
+        out = _dense_softmax(xp, x.to_dense(), axis, log)  # they differ per slice: dense result
+        minus_inf = fill_dense == -xp.inf
+        if bool(xp.any(minus_inf)):  # dense positions with fill -inf keep their rule (module docstring)
+            unspecified_minus_inf = xp.logical_and(xp.logical_not(_specified_mask(xp, x)), minus_inf)
+            out = xp.where(unspecified_minus_inf, xp.asarray(-xp.inf if log else 0.0, dtype=out.dtype), out)
+        return out
     A = x.to_layout("coo").coalesce()
     A._check_contents()
     n = A.shape[axis]

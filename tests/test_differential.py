@@ -1,0 +1,494 @@
+"""Differential test: every public operation on random sparse arrays against NumPy on the dense
+arrays, through each backend (sparray's own choice, forced numba kernels, forced generic path).
+
+Each trial draws one or two :class:`sparray_strategies.Case` (a SparseArray and the dense array
+it stands for, built independently of sparray), the extra arguments of one operation (axes,
+keys, shapes, scalars, a second operand that is sparse, dense or a Python scalar), and runs the
+operation on both sides. The rules:
+
+- NumPy answers: sparray answers the same (shape, dtype, values; nan-aware; sparse results
+  through ``to_dense``), unless the case is in ``EXPECTED_ERRORS`` (a documented limit, which
+  must then raise the documented error);
+- NumPy raises: sparray raises ValueError, TypeError or IndexError (never another error, never a
+  silently wrong answer).
+
+The budget follows the hypothesis profile: the "ci" profile (the default) runs a fixed,
+derandomized few minutes; ``pytest tests/test_differential.py --hypothesis-profile long`` runs
+forty times as many trials.
+
+Exclusions and documented differences (kept short, each with its reason):
+
+- ``softmax``/``log_softmax`` with fill -inf: a slice with no specified element stays
+  unspecified (0, or -inf) where NumPy gives 0/0 = nan (PyTorch's rule; docs/linalg.md). The
+  reference is adjusted for exactly those elements.
+- ``A[key]`` with an advanced index spanning sparse and dense dims of a hybrid array whose fill
+  varies along the dense dims: ValueError (no sparse layout holds such a result; docs/manipulation.md).
+- ``addmm``/``sampled_addmm`` with ``beta=0`` follow PyTorch (C is not read); the reference does too.
+- ``pow`` of two booleans (a bool array and a bool array or Python int): NumPy's power loop gives
+  int8; sparray gives int8 or the default integer (int64, as ``bool + int`` does) depending on
+  the path. Both sides are compared as int64.
+- products (``matmul``, ``tensordot``, ``vecdot``, ``addmm``, ``sampled_addmm``) of booleans: the
+  array API defines them for numeric dtypes only and sparray raises TypeError where NumPy computes
+  a logical product; the products are drawn from numeric dtypes (``test_bool_products_raise``).
+- ``full``/``full_like``/``asarray(..., fill_value=v)`` with a value the dtype cannot hold (2 as
+  bool, 1.5 or nan as int): sparray raises ValueError (a fill is never truncated silently,
+  docs/fill_value.md) where NumPy casts.
+- ``mean``/``var``/``std`` of integer or bool input: the array API defines them for floating
+  dtypes only, NumPy promotes to float64; sparray follows NumPy here, so nothing is excluded.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sparray_strategies import axes_for, index_keys, scalars_for, sparse_cases
+
+import sparray
+from sparray._elementwise import BINARY, UNARY
+
+BACKENDS = ["auto", "numba", "generic"]
+NUMERIC = ("float64", "float32", "int64")  # products: the array API defines them for numeric dtypes
+# trials per operation family and backend: 4x the profile's max_examples (ci: 25 -> 100)
+EXAMPLES = settings.default.max_examples * 4
+_SETTINGS = settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
+    derandomize=settings.default.derandomize, database=None,
+)  # fmt: skip
+
+NUMPY_ERRORS = (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError)
+SPARRAY_ERRORS = (ValueError, TypeError, IndexError)
+
+
+class _Backend:
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        self._cm = sparray.use_backend(self.name) if self.name != "auto" else None
+        if self._cm is not None:
+            self._cm.__enter__()
+
+    def __exit__(self, *exc):
+        if self._cm is not None:
+            return self._cm.__exit__(*exc)
+        return False
+
+
+def _dense(x):
+    if isinstance(x, sparray.SparseArray):
+        return x.to_dense()
+    return np.asarray(x)
+
+
+def _tolerance(dtype):
+    return (1e-3, 1e-3) if dtype in (np.float32, np.complex64) else (1e-7, 1e-9)
+
+
+def assert_same(got, expected, ctx):
+    """``got`` (sparray's answer) equals NumPy's ``expected``: type family, shape, dtype, values."""
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected), ctx
+        for g, e in zip(got, expected):
+            assert_same(g, e, ctx)
+        return
+    g = _dense(got)
+    e = np.asarray(expected)
+    assert g.shape == e.shape, f"shape {g.shape} != {e.shape}: {ctx}"
+    assert g.dtype == e.dtype, f"dtype {g.dtype} != {e.dtype}: {ctx}"
+    if e.dtype.kind in "fc":
+        rtol, atol = _tolerance(e.dtype)
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, equal_nan=True, err_msg=ctx)
+    else:
+        np.testing.assert_array_equal(g, e, err_msg=ctx)
+
+
+def check(sp_call, np_call, ctx, *, expected_error=None):
+    """Run both sides: same answer, or both raise (sparray with a clear ValueError/TypeError/IndexError)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            expected = np_call()
+        except NUMPY_ERRORS as exc:
+            with pytest.raises(SPARRAY_ERRORS) as info:
+                sp_call()
+            assert str(info.value), f"an error without a message (NumPy: {exc!r}): {ctx}"
+            return
+        if expected_error is not None:
+            kind, pattern = expected_error
+            with pytest.raises(kind, match=pattern):
+                sp_call()
+            return
+        got = sp_call()
+    assert_same(got, expected, ctx)
+
+
+# --- second operands ---------------------------------------------------------------------------------
+@st.composite
+def broadcastable_shape(draw, shape):
+    """A shape that broadcasts with ``shape``: some dims set to 1, some leading dims dropped or added."""
+    dims = [1 if draw(st.integers(0, 3)) == 0 else n for n in shape]
+    drop = draw(st.integers(0, len(dims)))
+    dims = dims[drop:] if draw(st.booleans()) else dims
+    if draw(st.integers(0, 5)) == 0 and len(dims) < 3:
+        dims = [draw(st.integers(1, 3))] + dims
+    return tuple(dims)
+
+
+@st.composite
+def second_operand(draw, case, same_dtype_prob=True):
+    """(kind, sparray operand, numpy operand): a sparse Case, a dense array or a Python scalar."""
+    kind = draw(st.sampled_from(["sparse", "sparse", "dense", "scalar", "scalar_first", "dense_first"]))
+    dtype = case.D.dtype.name if draw(st.booleans()) else None
+    if kind == "scalar" or kind == "scalar_first":
+        s = draw(scalars_for(case.D.dtype.name))
+        return kind, s, s
+    shape = draw(broadcastable_shape(case.D.shape))
+    other = draw(sparse_cases(shape=shape, dtype=dtype))
+    if kind == "sparse":
+        return kind, other.A, other.D
+    return kind, other.D, other.D
+
+
+def _binary_call(f, kind, x, y):
+    return (lambda: f(y, x)) if kind in ("scalar_first", "dense_first") else (lambda: f(x, y))
+
+
+# --- element-wise ------------------------------------------------------------------------------------
+UNARY_NAMES = sorted(UNARY)
+BINARY_NAMES = sorted(BINARY)
+OPERATORS = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "//": operator.floordiv,
+    "%": operator.mod, "**": operator.pow, "&": operator.and_, "|": operator.or_, "^": operator.xor,
+    "<<": operator.lshift, ">>": operator.rshift, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+    ">=": operator.ge, "==": operator.eq, "!=": operator.ne,
+}  # fmt: skip
+UNARY_OPERATORS = {"-x": operator.neg, "+x": operator.pos, "abs": abs, "~x": operator.invert}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@_SETTINGS
+@given(data=st.data())
+def test_unary_elementwise(backend, data):
+    case = data.draw(sparse_cases(), label="case")
+    name = data.draw(st.sampled_from(UNARY_NAMES + list(UNARY_OPERATORS)), label="op")
+    if name in UNARY_OPERATORS:
+        f = UNARY_OPERATORS[name]
+        sp_call, np_call = (lambda: f(case.A)), (lambda: f(case.D))
+    else:
+        sp_call, np_call = (lambda: getattr(sparray, name)(case.A)), (lambda: getattr(np, name)(case.D))
+    with _Backend(backend):
+        check(sp_call, np_call, f"{name}({case.label})")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@_SETTINGS
+@given(data=st.data())
+def test_binary_elementwise(backend, data):
+    case = data.draw(sparse_cases(), label="case")
+    kind, y_sp, y_np = data.draw(second_operand(case), label="other")
+    name = data.draw(st.sampled_from(BINARY_NAMES + list(OPERATORS)), label="op")
+    f_sp = OPERATORS[name] if name in OPERATORS else getattr(sparray, name)
+    f_np = OPERATORS[name] if name in OPERATORS else getattr(np, name)
+    ctx = f"{name}({case.label}, {kind} {getattr(y_np, 'shape', y_np)} {getattr(y_np, 'dtype', '')})"
+    np_call, sp_call = _binary_call(f_np, kind, case.D, y_np), _binary_call(f_sp, kind, case.A, y_sp)
+    if name in ("pow", "**") and case.D.dtype == bool and getattr(y_np, "dtype", bool) in (bool, np.bool_):
+        np_call, sp_call = _as_int64(np_call), _as_int64(sp_call)  # NumPy's power of booleans is int8
+    with _Backend(backend):
+        check(sp_call, np_call, ctx)
+
+
+def _as_int64(call):
+    return lambda: _dense(call()).astype(np.int64)
+
+
+# --- reductions ---------------------------------------------------------------------------------------
+REDUCTIONS = ["sum", "prod", "max", "min", "mean", "var", "std", "any", "all"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@_SETTINGS
+@given(data=st.data())
+def test_reductions(backend, data):
+    case = data.draw(sparse_cases(), label="case")
+    name = data.draw(st.sampled_from(REDUCTIONS), label="op")
+    axis = data.draw(axes_for(case.D.ndim), label="axis")
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    kw = {"axis": axis, "keepdims": keepdims}
+    np_kw = dict(kw)
+    if name in ("var", "std"):
+        c = data.draw(st.sampled_from([0.0, 1.0]), label="correction")
+        kw["correction"], np_kw["ddof"] = c, c
+    if name in ("mean", "var", "std") and case.D.dtype.kind in "biu":
+        np_call = lambda: getattr(np, name)(case.D.astype(np.float64), **np_kw)  # noqa: E731
+    else:
+        np_call = lambda: getattr(np, name)(case.D, **np_kw)  # noqa: E731
+    with _Backend(backend):
+        check(lambda: getattr(sparray, name)(case.A, **kw), np_call, f"{name}({case.label}, {kw})")
+
+
+# --- manipulation, searching, indexing -----------------------------------------------------------------
+@st.composite
+def manipulation(draw, case):
+    """(name, sparray call, numpy call) of one shape function on ``case``."""
+    A, D = case.A, case.D
+    nd = D.ndim
+    name = draw(st.sampled_from(["reshape", "permute_dims", "moveaxis", "expand_dims", "squeeze", "flip",
+                                 "broadcast_to", "concat", "stack", "where", "nonzero", "matrix_transpose",
+                                 "astype", "to_layout"]))  # fmt: skip
+    if name == "reshape":
+        size = D.size
+        opts = [(size,), (-1,), tuple(reversed(D.shape)), D.shape + (1,)]
+        if nd >= 2:
+            opts.append((D.shape[0] * D.shape[1],) + D.shape[2:])
+        opts.append((1, -1) if size else (0, 3))
+        shape = draw(st.sampled_from(opts))
+        return name, lambda: sparray.reshape(A, shape), lambda: np.reshape(D, shape)
+    if name == "permute_dims":
+        perm = tuple(draw(st.permutations(range(nd))))
+        return name, lambda: sparray.permute_dims(A, perm), lambda: np.permute_dims(D, perm)
+    if name == "moveaxis" and nd:
+        src, dst = draw(st.integers(-nd, nd - 1)), draw(st.integers(-nd, nd - 1))
+        return name, lambda: sparray.moveaxis(A, src, dst), lambda: np.moveaxis(D, src, dst)
+    if name == "expand_dims":
+        ax = draw(st.integers(-nd - 2, nd + 1))
+        return name, lambda: sparray.expand_dims(A, axis=ax), lambda: np.expand_dims(D, axis=ax)
+    if name == "squeeze" and nd:
+        ax = draw(st.one_of(st.integers(-nd, nd - 1), st.just(tuple(d for d in range(nd) if D.shape[d] == 1))))
+        return name, lambda: sparray.squeeze(A, axis=ax), lambda: np.squeeze(D, axis=ax)
+    if name == "flip":
+        ax = draw(axes_for(nd))
+        return name, lambda: sparray.flip(A, axis=ax), lambda: np.flip(D, axis=ax)
+    if name == "broadcast_to":
+        shape = tuple(draw(st.integers(0, 3)) if n == 1 else n for n in D.shape)
+        if draw(st.booleans()):
+            shape = (draw(st.integers(0, 2)),) + shape
+        return name, lambda: sparray.broadcast_to(A, shape), lambda: np.broadcast_to(D, shape)
+    if name in ("concat", "stack") and nd:
+        ax = draw(st.integers(-nd, nd - 1))
+        shape = list(D.shape)
+        if name == "concat":
+            shape[ax] = draw(st.integers(0, 3))
+        other = draw(sparse_cases(shape=tuple(shape), dtype=D.dtype.name if draw(st.booleans()) else None))
+        f_sp, f_np = getattr(sparray, name), getattr(np, name)
+        return name, lambda: f_sp([A, other.A], axis=ax), lambda: f_np([D, other.D], axis=ax)
+    if name == "where":
+        cond = draw(sparse_cases(shape=draw(broadcastable_shape(D.shape)), dtype="bool"))
+        other = draw(sparse_cases(shape=draw(broadcastable_shape(D.shape))))
+        return name, lambda: sparray.where(cond.A, A, other.A), lambda: np.where(cond.D, D, other.D)
+    if name == "nonzero" and nd:
+        return name, lambda: sparray.nonzero(A), lambda: np.nonzero(D)
+    if name == "matrix_transpose":
+        return name, lambda: sparray.matrix_transpose(A), lambda: np.matrix_transpose(D)
+    if name == "astype":
+        dt = draw(st.sampled_from(["float64", "float32", "int64", "bool", "complex128"]))
+        return name, lambda: sparray.astype(A, dt), lambda: D.astype(dt)
+    layout = draw(st.sampled_from(["coo", "csr", "csc", "bsr", "bsc"]))
+    blocksize = (1, 1) if layout in ("bsr", "bsc") else None
+    dense_ndim = A.dense_ndim if layout == "coo" else max(0, min(A.dense_ndim, nd - 2))
+
+    def reference():
+        if layout != "coo" and nd < 2:
+            raise ValueError("a compressed layout needs 2 dims")
+        return D.copy()
+
+    sp_call = lambda: A.to_layout(layout, blocksize=blocksize, dense_ndim=dense_ndim)  # noqa: E731
+    if dense_ndim < A.dense_ndim and _fill_varies(A):  # dense dims made sparse: one fill per dense part needed
+        return f"to_layout {layout}", sp_call, reference, (ValueError, "fill value varies")
+    return f"to_layout {layout}", sp_call, reference
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@_SETTINGS
+@given(data=st.data())
+def test_manipulation_and_searching(backend, data):
+    case = data.draw(sparse_cases(), label="case")
+    name, sp_call, np_call, *expected_error = data.draw(manipulation(case), label="op")
+    with _Backend(backend):
+        check(sp_call, np_call, f"{name}({case.label})", expected_error=expected_error[0] if expected_error else None)
+
+
+def _fill_varies(A):
+    f = np.asarray(A.fill_value)
+    return f.ndim > 0 and f.size > 1 and not np.all((f == f.flat[0]) | (np.isnan(f) & np.isnan(f.flat[0])))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@_SETTINGS
+@given(data=st.data())
+def test_getitem(backend, data):
+    case = data.draw(sparse_cases(), label="case")
+    key = data.draw(index_keys(case.D.shape), label="key")
+    ctx = f"A[{key!r}] of {case.label}"
+    with _Backend(backend), np.errstate(all="ignore"):
+        try:
+            expected = case.D[key]
+        except IndexError:
+            with pytest.raises(IndexError):
+                case.A[key]
+            return
+        try:
+            got = case.A[key]
+        except ValueError as exc:  # documented limit (module docstring)
+            assert "fill value varies" in str(exc) and _fill_varies(case.A), ctx
+            return
+    assert_same(got, expected, ctx)
+
+
+# --- products and softmax ---------------------------------------------------------------------------
+@st.composite
+def product(draw, case):
+    A, D = case.A, case.D
+    nd = D.ndim
+    name = draw(st.sampled_from(["matmul", "tensordot", "vecdot", "addmm", "sampled_addmm"]))
+    second_sparse = draw(st.booleans())
+
+    def other(shape):
+        o = draw(sparse_cases(shape=shape, dtype=D.dtype.name if draw(st.booleans()) else None, dtypes=NUMERIC))
+        return (o.A if second_sparse else o.D), o.D
+
+    if name == "matmul" and nd:
+        k = D.shape[-1]
+        shape = draw(st.sampled_from([(k,), (k, draw(st.integers(0, 3)))] + ([D.shape[:-2] + (k, 2)] if nd > 2 else [])))
+        y_sp, y_np = other(shape)
+        if draw(st.booleans()) and nd >= 2:  # x @ A
+            z_sp, z_np = other((draw(st.integers(0, 3)), D.shape[-2]))
+            return name, lambda: z_sp @ A, lambda: z_np @ D
+        return name, lambda: A @ y_sp, lambda: D @ y_np
+    if name == "tensordot":
+        axes = draw(st.integers(0, min(nd, 2)))
+        y_sp, y_np = other(D.shape[nd - axes :] + (draw(st.integers(0, 3)),))
+        return name, lambda: sparray.tensordot(A, y_sp, axes=axes), lambda: np.tensordot(D, y_np, axes=axes)
+    if name == "vecdot" and nd:
+        y_sp, y_np = other(draw(broadcastable_shape(D.shape)))
+        return name, lambda: sparray.vecdot(A, y_sp), lambda: np.vecdot(D, y_np)
+    if name in ("addmm", "sampled_addmm") and nd == 2 and A.dense_ndim == 0:
+        k = D.shape[1]
+        beta, alpha = draw(st.sampled_from([(1, 1), (0.5, -2.0), (0, 3.0)]))
+        if name == "addmm":
+            X_sp, X_np = other((k, 3))
+            C = draw(sparse_cases(shape=(D.shape[0], 3), dtypes=NUMERIC))
+            dt = np.result_type(C.D, D, X_np)  # C sets the dtype (and shape) even when beta == 0
+            ref = lambda: (alpha * (D @ X_np) + (0 if beta == 0 else beta * C.D)).astype(dt)  # noqa: E731
+            return name, lambda: sparray.addmm(C.A, A, X_sp, beta=beta, alpha=alpha), ref
+        P = np.asarray(draw(st.lists(st.floats(-2, 2, width=32), min_size=D.shape[0] * 2, max_size=D.shape[0] * 2)))
+        Q = np.asarray(draw(st.lists(st.floats(-2, 2, width=32), min_size=2 * k, max_size=2 * k)))
+        P, Q = P.reshape(D.shape[0], 2), Q.reshape(2, k)
+        mask = np.zeros(D.shape, bool)
+        Acoo = A.to_layout("coo")
+        if Acoo.nse:
+            mask[tuple(np.asarray(Acoo.indices))] = True
+        with np.errstate(all="ignore"):
+            fill = np.asarray(A.fill_value)
+            ref = np.where(mask, alpha * (P @ Q) + (0 if beta == 0 else beta * D), 0 if beta == 0 else beta * fill)
+        return name, lambda: sparray.sampled_addmm(A, P, Q, beta=beta, alpha=alpha), lambda: ref.astype(np.result_type(D, P))
+    y_sp, y_np = other(D.shape[-1:] if nd else ())
+    return "matmul", lambda: sparray.matmul(A, y_sp), lambda: np.matmul(D, y_np)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@_SETTINGS
+@given(data=st.data())
+def test_products(backend, data):
+    case = data.draw(sparse_cases(dtypes=NUMERIC), label="case")
+    name, sp_call, np_call = data.draw(product(case), label="op")
+    with _Backend(backend):
+        check(sp_call, np_call, f"{name}({case.label})")
+
+
+def _dense_softmax(D, axis, log):
+    with np.errstate(all="ignore"):
+        if D.shape[axis] == 0:
+            return D.copy()
+        m = np.max(D, axis=axis, keepdims=True)
+        z = np.sum(np.exp(D - m), axis=axis, keepdims=True)
+        return D - m - np.log(z) if log else np.exp(D - m) / z
+
+
+def _softmax_reference(A, D, axis, log):
+    """NumPy's softmax, except the documented rule for fill -inf (module docstring)."""
+    ref = _dense_softmax(D, axis, log)
+    first_dense = A.ndim - A.dense_ndim
+    if axis % A.ndim < first_dense:
+        fill = np.broadcast_to(np.asarray(A.fill_value), A.shape[first_dense:])
+        coo = A.to_layout("coo")
+        mask = np.zeros(coo.shape[: coo.sparse_ndim], bool)
+        if coo.nse:
+            mask[tuple(np.asarray(coo.indices))] = True
+        mask = np.broadcast_to(mask.reshape(mask.shape + (1,) * coo.dense_ndim), A.shape)
+        ref = np.where(~mask & np.broadcast_to(fill == -np.inf, A.shape), -np.inf if log else 0.0, ref)
+    return ref
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@_SETTINGS
+@given(data=st.data())
+def test_softmax(backend, data):
+    case = data.draw(sparse_cases(dtypes=("float64", "float32"), min_ndim=1), label="case")
+    axis = data.draw(st.integers(-case.D.ndim, case.D.ndim - 1), label="axis")
+    log = data.draw(st.booleans(), label="log")
+    fn = sparray.log_softmax if log else sparray.softmax
+    with _Backend(backend):
+        check(lambda: fn(case.A, axis=axis), lambda: _softmax_reference(case.A, case.D, axis, log),
+              f"{'log_' if log else ''}softmax({case.label}, axis={axis})")  # fmt: skip
+
+
+# --- creation -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("backend", BACKENDS)
+@_SETTINGS
+@given(data=st.data())
+def test_creation(backend, data):
+    ndim = data.draw(st.integers(0, 3), label="ndim")
+    shape = tuple(data.draw(st.lists(st.integers(0, 4), min_size=ndim, max_size=ndim), label="shape"))
+    dtype = data.draw(st.sampled_from(["float64", "float32", "int64", "bool"]), label="dtype")
+    layout = data.draw(st.sampled_from(["coo", "csr", "csc"] if ndim >= 2 else ["coo"]), label="layout")
+    name = data.draw(st.sampled_from(["zeros", "ones", "full", "eye", "arange", "linspace", "zeros_like",
+                                      "ones_like", "full_like", "asarray"]), label="op")  # fmt: skip
+    value = data.draw(scalars_for(dtype), label="value")
+    like = data.draw(sparse_cases(shape=shape, dtype=dtype), label="like")
+    calls = {
+        "zeros": (lambda: sparray.zeros(shape, dtype=dtype, layout=layout), lambda: np.zeros(shape, dtype=dtype)),
+        "ones": (lambda: sparray.ones(shape, dtype=dtype, layout=layout), lambda: np.ones(shape, dtype=dtype)),
+        "full": (lambda: sparray.full(shape, value, dtype=dtype, layout=layout), lambda: np.full(shape, value, dtype=dtype)),
+        "eye": (lambda: sparray.eye(3, 4, k=value if isinstance(value, int) else 1, dtype=dtype, layout="csr"),
+                lambda: np.eye(3, 4, k=value if isinstance(value, int) else 1, dtype=dtype)),
+        "arange": (lambda: sparray.arange(0, 7, 2, dtype=dtype if dtype != "bool" else None),
+                   lambda: np.arange(0, 7, 2, dtype=dtype if dtype != "bool" else None)),
+        "linspace": (lambda: sparray.linspace(-1.0, 2.0, 7), lambda: np.linspace(-1.0, 2.0, 7)),
+        "zeros_like": (lambda: sparray.zeros_like(like.A), lambda: np.zeros_like(like.D)),
+        "ones_like": (lambda: sparray.ones_like(like.A), lambda: np.ones_like(like.D)),
+        "full_like": (lambda: sparray.full_like(like.A, value), lambda: np.full_like(like.D, value)),
+        "asarray": (lambda: sparray.asarray(like.D, layout=layout, fill_value=value if dtype != "bool" or isinstance(value, bool) else None),
+                    lambda: like.D),
+    }  # fmt: skip
+    sp_call, np_call = calls[name]
+    uses_value = name in ("full", "full_like") or (name == "asarray" and (dtype != "bool" or isinstance(value, bool)))
+    expected_error = None
+    if uses_value and not _representable(value, dtype):
+        expected_error = (ValueError, "cannot be represented")
+    with _Backend(backend):
+        check(sp_call, np_call, f"{name} shape={shape} dtype={dtype} layout={layout} value={value!r} like={like.label}",
+              expected_error=expected_error)  # fmt: skip
+
+
+def _representable(value, dtype) -> bool:
+    """Whether ``value`` survives a cast to ``dtype`` and back (nan stays nan in floats)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cast = np.asarray(value).astype(dtype)
+        if np.isnan(np.asarray(value, dtype=float)):
+            return bool(np.isnan(cast.astype(float)))
+        return bool(cast.astype(type(value)) == value)
+
+
+def test_bool_products_raise():
+    """The documented difference: products need numeric dtypes (array API), NumPy also takes bool."""
+    A = sparray.asarray(np.eye(3, dtype=bool), layout="csr")
+    for f in (lambda: A @ np.ones(3, dtype=bool), lambda: sparray.tensordot(A, A, axes=1), lambda: sparray.vecdot(A, A)):
+        with pytest.raises(TypeError, match="numeric"):
+            f()
