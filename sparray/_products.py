@@ -190,6 +190,9 @@ def sparse_times_dense(A, X):
     """
     xp = A._xp
     bshape = broadcast_shapes(A.batch_shape, tuple(X.shape[:-2]), who="matmul")
+    out_shape = (*bshape, A.shape[-2], X.shape[-1])
+    if math.prod(out_shape) == 0:  # no output element (an empty batch, M or N): nothing to compute
+        return xp.zeros(out_shape, dtype=X.dtype)
     if math.prod(A.batch_shape) > 1 and A.batch_shape != bshape:
         A = broadcast_to(A, (*bshape, *A.shape[-2:]))
     op = MatrixOperand(A)

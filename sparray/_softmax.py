@@ -148,7 +148,9 @@ def _one_slice_softmax(xp, x, axis, fill_dense, log):
         else:
             m = f
         shifted, fshift = vals - m, f - m
-        z = xp.sum(xp.exp(shifted), axis=0, keepdims=True) + unspecified * xp.exp(fshift)
+        z = xp.sum(xp.exp(shifted), axis=0, keepdims=True)
+        if unspecified:  # (0 * exp(nan) would be nan)
+            z = z + unspecified * xp.exp(fshift)
         if log:
             values, fill = shifted - xp.log(z), fshift - xp.log(z)
         else:

@@ -347,9 +347,11 @@ def product(draw, case):
     nd = D.ndim
     name = draw(st.sampled_from(["matmul", "tensordot", "vecdot", "addmm", "sampled_addmm"]))
     second_sparse = draw(st.booleans())
+    seen = []
 
     def other(shape):
         o = draw(sparse_cases(shape=shape, dtype=D.dtype.name if draw(st.booleans()) else None, dtypes=NUMERIC))
+        seen.append(f"{'sparse' if second_sparse else 'dense'} {o.label}")
         return (o.A if second_sparse else o.D), o.D
 
     if name == "matmul" and nd:
@@ -358,15 +360,15 @@ def product(draw, case):
         y_sp, y_np = other(shape)
         if draw(st.booleans()) and nd >= 2:  # x @ A
             z_sp, z_np = other((draw(st.integers(0, 3)), D.shape[-2]))
-            return name, lambda: z_sp @ A, lambda: z_np @ D
-        return name, lambda: A @ y_sp, lambda: D @ y_np
+            return name, lambda: z_sp @ A, lambda: z_np @ D, seen
+        return name, lambda: A @ y_sp, lambda: D @ y_np, seen
     if name == "tensordot":
         axes = draw(st.integers(0, min(nd, 2)))
         y_sp, y_np = other(D.shape[nd - axes :] + (draw(st.integers(0, 3)),))
-        return name, lambda: sparray.tensordot(A, y_sp, axes=axes), lambda: np.tensordot(D, y_np, axes=axes)
+        return name, lambda: sparray.tensordot(A, y_sp, axes=axes), lambda: np.tensordot(D, y_np, axes=axes), seen
     if name == "vecdot" and nd:
         y_sp, y_np = other(draw(broadcastable_shape(D.shape)))
-        return name, lambda: sparray.vecdot(A, y_sp), lambda: np.vecdot(D, y_np)
+        return name, lambda: sparray.vecdot(A, y_sp), lambda: np.vecdot(D, y_np), seen
     if name in ("addmm", "sampled_addmm") and nd == 2 and A.dense_ndim == 0:
         k = D.shape[1]
         beta, alpha = draw(st.sampled_from([(1, 1), (0.5, -2.0), (0, 3.0)]))
@@ -375,7 +377,7 @@ def product(draw, case):
             C = draw(sparse_cases(shape=(D.shape[0], 3), dtypes=NUMERIC))
             dt = np.result_type(C.D, D, X_np)  # C sets the dtype (and shape) even when beta == 0
             ref = lambda: (alpha * (D @ X_np) + (0 if beta == 0 else beta * C.D)).astype(dt)  # noqa: E731
-            return name, lambda: sparray.addmm(C.A, A, X_sp, beta=beta, alpha=alpha), ref
+            return name, lambda: sparray.addmm(C.A, A, X_sp, beta=beta, alpha=alpha), ref, seen + [C.label]
         P = np.asarray(draw(st.lists(st.floats(-2, 2, width=32), min_size=D.shape[0] * 2, max_size=D.shape[0] * 2)))
         Q = np.asarray(draw(st.lists(st.floats(-2, 2, width=32), min_size=2 * k, max_size=2 * k)))
         P, Q = P.reshape(D.shape[0], 2), Q.reshape(2, k)
@@ -386,9 +388,9 @@ def product(draw, case):
         with np.errstate(all="ignore"):
             fill = np.asarray(A.fill_value)
             ref = np.where(mask, alpha * (P @ Q) + (0 if beta == 0 else beta * D), 0 if beta == 0 else beta * fill)
-        return name, lambda: sparray.sampled_addmm(A, P, Q, beta=beta, alpha=alpha), lambda: ref.astype(np.result_type(D, P))
+        return name, lambda: sparray.sampled_addmm(A, P, Q, beta=beta, alpha=alpha), lambda: ref.astype(np.result_type(D, P)), seen
     y_sp, y_np = other(D.shape[-1:] if nd else ())
-    return "matmul", lambda: sparray.matmul(A, y_sp), lambda: np.matmul(D, y_np)
+    return "matmul", lambda: sparray.matmul(A, y_sp), lambda: np.matmul(D, y_np), seen
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -396,7 +398,8 @@ def product(draw, case):
 @given(data=st.data())
 def test_products(backend, data):
     case = data.draw(sparse_cases(dtypes=NUMERIC), label="case")
-    name, sp_call, np_call = data.draw(product(case), label="op")
+    name, sp_call, np_call, others = data.draw(product(case), label="op")
+    name = f"{name} [with {'; '.join(others)}]"
     with _Backend(backend):
         check(sp_call, np_call, f"{name}({case.label})")
 
