@@ -1,8 +1,19 @@
-"""Fixtures shared by the test files: run a test under each backend."""
+"""Fixtures shared by the test files (run a test under each backend) and the hypothesis profiles.
+
+Profiles: "ci" (the default: small, derandomized, so CI runs the same trials every time), "dev"
+(more, random) and "long" (ten times "ci", random): ``pytest --hypothesis-profile long``.
+"""
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import sparray
+
+_QUIET = {"deadline": None, "suppress_health_check": list(HealthCheck)}
+settings.register_profile("ci", max_examples=25, derandomize=True, **_QUIET)
+settings.register_profile("dev", max_examples=100, **_QUIET)
+settings.register_profile("long", max_examples=250, **_QUIET)
+settings.load_profile("ci")  # hypothesis's own --hypothesis-profile option loads another one after this
 
 
 @pytest.fixture(params=["numba", "generic"])

@@ -7,7 +7,7 @@ expected dense array (nan-aware) and, optionally, its fill value.
 
 Hypothesis strategies (``coo_cases``) draw shapes with empty and size-1 dims, sparse/dense
 splits, densities 0..1, fill values 0, non-zero, nan and -inf, int32/int64 indices and
-duplicates. The "ci" profile is small and derandomized.
+duplicates. The profiles live in conftest.py: "ci" (the default) is small and derandomized.
 """
 
 from __future__ import annotations
@@ -20,11 +20,7 @@ from hypothesis import strategies as st
 
 import sparray
 
-settings.register_profile(
-    "ci", max_examples=25, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck)
-)
-settings.register_profile("dev", max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
-settings.load_profile("ci")
+# the hypothesis profiles ("ci", the default, "dev" and "long") are registered in conftest.py
 
 FILLS = [0.0, 1.5, float("nan"), float("-inf")]
 DENSITIES = [0.0, 0.1, 0.5, 1.0]
