@@ -342,6 +342,32 @@ def test_getitem(backend, data):
 
 
 # --- products and softmax ---------------------------------------------------------------------------
+def ieee_matmul(a, b):
+    """``a @ b`` as a sum of element products (``0 * inf`` is nan), shapes and errors as ``np.matmul``.
+
+    The reference for products: NumPy's BLAS paths may skip a zero factor (``np.dot([[0.]],
+    [[inf]])`` is 0, while ``np.matmul`` and ``np.einsum`` give nan); sparray computes IEEE products.
+    """
+    out = np.matmul(a, b)  # shape, dtype and the errors of matmul
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    full = np.sum(a2[..., :, :, None] * b2[..., None, :, :], axis=-2, dtype=out.dtype)
+    if b.ndim == 1:
+        full = full[..., 0]
+    if a.ndim == 1:
+        full = full[..., 0, :] if b.ndim > 1 else full[..., 0]
+    return np.asarray(full, dtype=out.dtype).reshape(out.shape)
+
+
+def ieee_tensordot(a, b, axes):
+    """``np.tensordot(a, b, axes)`` (an int ``axes``) with IEEE products (see ``ieee_matmul``)."""
+    out = np.tensordot(a, b, axes=axes)  # shape, dtype and errors
+    m = math.prod(a.shape[: a.ndim - axes])
+    k = math.prod(a.shape[a.ndim - axes :])
+    n = math.prod(b.shape[axes:])
+    return ieee_matmul(a.reshape(m, k), b.reshape(k, n)).reshape(out.shape)
+
+
 @st.composite
 def product(draw, case):
     A, D = case.A, case.D
@@ -361,12 +387,12 @@ def product(draw, case):
         y_sp, y_np = other(shape)
         if draw(st.booleans()) and nd >= 2:  # x @ A
             z_sp, z_np = other((draw(st.integers(0, 3)), D.shape[-2]))
-            return name, lambda: z_sp @ A, lambda: z_np @ D, seen
-        return name, lambda: A @ y_sp, lambda: D @ y_np, seen
+            return name, lambda: z_sp @ A, lambda: ieee_matmul(z_np, D), seen
+        return name, lambda: A @ y_sp, lambda: ieee_matmul(D, y_np), seen
     if name == "tensordot":
         axes = draw(st.integers(0, min(nd, 2)))
         y_sp, y_np = other(D.shape[nd - axes :] + (draw(st.integers(0, 3)),))
-        return name, lambda: sparray.tensordot(A, y_sp, axes=axes), lambda: np.tensordot(D, y_np, axes=axes), seen
+        return name, lambda: sparray.tensordot(A, y_sp, axes=axes), lambda: ieee_tensordot(D, y_np, axes), seen
     if name == "vecdot" and nd:
         y_sp, y_np = other(draw(broadcastable_shape(D.shape)))
         return name, lambda: sparray.vecdot(A, y_sp), lambda: np.vecdot(D, y_np), seen
@@ -376,8 +402,12 @@ def product(draw, case):
         if name == "addmm":
             X_sp, X_np = other((k, 3))
             C = draw(sparse_cases(shape=(D.shape[0], 3), dtypes=NUMERIC))
-            dt = np.result_type(C.D, D, X_np)  # C sets the dtype (and shape) even when beta == 0
-            ref = lambda: (alpha * (D @ X_np) + (0 if beta == 0 else beta * C.D)).astype(dt)  # noqa: E731
+            def ref():
+                P = alpha * ieee_matmul(D, X_np)
+                if beta == 0:  # C is not read, but it sets the dtype (and the shape) of the result
+                    return np.broadcast_to(P, np.broadcast_shapes(P.shape, C.D.shape)).astype(np.result_type(C.D, P))
+                return P + beta * C.D
+
             return name, lambda: sparray.addmm(C.A, A, X_sp, beta=beta, alpha=alpha), ref, seen + [C.label]
         P = np.asarray(draw(st.lists(st.floats(-2, 2, width=32), min_size=D.shape[0] * 2, max_size=D.shape[0] * 2)))
         Q = np.asarray(draw(st.lists(st.floats(-2, 2, width=32), min_size=2 * k, max_size=2 * k)))
@@ -391,7 +421,7 @@ def product(draw, case):
             ref = np.where(mask, alpha * (P @ Q) + (0 if beta == 0 else beta * D), 0 if beta == 0 else beta * fill)
         return name, lambda: sparray.sampled_addmm(A, P, Q, beta=beta, alpha=alpha), lambda: ref.astype(np.result_type(D, P)), seen
     y_sp, y_np = other(D.shape[-1:] if nd else ())
-    return "matmul", lambda: sparray.matmul(A, y_sp), lambda: np.matmul(D, y_np), seen
+    return "matmul", lambda: sparray.matmul(A, y_sp), lambda: ieee_matmul(D, y_np), seen
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
