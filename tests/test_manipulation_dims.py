@@ -178,9 +178,10 @@ def test_reshape_errors_name_both_shapes():
         sparray.reshape(A, (-1, 4))
     with pytest.raises(TypeError, match="tuple of ints"):
         sparray.reshape(A, (2.5, 2))
-    V = sparray.COO([[0]], [[1.0, 2.0]], shape=(3, 2), fill_value=[1.0, 2.0])
-    with pytest.raises(ValueError, match="fill value varies"):
-        sparray.reshape(V, (6,))
+    V = sparray.COO([[0]], [[1.0, 5.0]], shape=(3, 2), fill_value=[1.0, 2.0])
+    R = sparray.reshape(V, (6,))  # the varying fill merges into a sparse dim: one fill, the rest specified
+    np.testing.assert_array_equal(R.to_dense(), V.to_dense().reshape(6))
+    assert R.fill_value.shape == () and R.nse == 3  # 5, 2, 2 differ from the new fill 1
 
 
 def test_reshape_to_and_from_empty():
