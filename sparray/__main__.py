@@ -18,7 +18,8 @@ import sparray
 
 
 def _show(title, value):
-    print(f"  {title:<38} {value}")
+    text = str(value).replace("\n", "\n" + " " * 41)  # a multi-line repr keeps its alignment
+    print(f"  {title:<38} {text}")
 
 
 def main() -> None:

@@ -160,8 +160,19 @@ class SparseArray:
         return self._scalar(complex)
 
     def __repr__(self) -> str:
+        """PyTorch's style: the components first (long ones cut to their first and last items),
+        then shape, dtype, nse, fill value and the layout's metadata.
+
+        >>> import sparray
+        >>> print(repr(sparray.COO([[0, 2]], [1.0, 2.0], shape=(3,), fill_value=-1.0)))
+        sparray.COO(indices=[[0, 2]],
+                    values=[1., 2.],
+                    shape=(3,), dtype=float64, nse=2, fill_value=-1.0, sparse_ndim=1, index_dtype=int64, device=cpu)
+        """
+        head = f"sparray.{type(self).__name__}("
+        pad = " " * len(head)
         fill = self._fill
-        fill_text = repr(_to_python(fill)) if fill.ndim == 0 else f"<array of shape {tuple(fill.shape)}>"
+        fill_text = repr(_to_python(fill)) if fill.ndim == 0 else _array_text(fill, pad + " " * 11)
         parts = [f"shape={self.shape}", f"dtype={_dtype_str(self.dtype)}", f"nse={self.nse}", f"fill_value={fill_text}"]
         if self.dense_ndim:
             parts.append(f"dense_ndim={self.dense_ndim}")
@@ -171,7 +182,9 @@ class SparseArray:
         if extra:
             parts.append(extra)
         parts.append(f"device={self.device}")
-        return f"sparray.{type(self).__name__}<{', '.join(parts)}>"
+        lines = [f"{name}={_array_text(arr, pad + ' ' * (len(name) + 1))}" for name, arr in self._components().items()]
+        lines.append(", ".join(parts))
+        return head + (",\n" + pad).join(lines) + ")"
 
     def _repr_extra(self) -> str:
         return ""
@@ -216,6 +229,24 @@ def _dtype_str(dtype) -> str:
         return dtype_name(dtype)
     except TypeError:
         return str(dtype)
+
+
+_REPR_THRESHOLD = 24  # components with more elements show their first and last 3 items per axis
+
+
+def _array_text(x, indent: str) -> str:
+    """A component as NumPy prints it (cut with ``...`` past ``_REPR_THRESHOLD`` elements), its
+    continuation lines indented by ``indent``. A large array of a device namespace is not copied
+    to the host: only its shape and dtype are shown."""
+    import numpy as np
+
+    from ._namespace import to_numpy
+
+    size = math.prod(x.shape)
+    if not isinstance(x, np.ndarray) and size > 4 * _REPR_THRESHOLD and type(x).__module__.split(".")[0] == "cupy":
+        return f"<{type(x).__module__.split('.')[0]} array shape={tuple(x.shape)} dtype={_dtype_str(x.dtype)}>"
+    text = np.array2string(np.asarray(to_numpy(x)), threshold=_REPR_THRESHOLD, edgeitems=3, separator=", ")
+    return "\n".join((indent + line if i else line).rstrip() for i, line in enumerate(text.split("\n")))
 
 
 def _to_python(x):

@@ -159,7 +159,8 @@ def test_scalar_conversion_and_len():
 def test_repr_names_layout_and_fill():
     A = sparray.COO([[0]], [3.5], shape=(4,), fill_value=1.0)
     text = repr(A)
-    assert text.startswith("sparray.COO<") and "nse=1" in text and "fill_value=1.0" in text
+    assert text.startswith("sparray.COO(indices=") and "nse=1" in text and "fill_value=1.0" in text
+    assert "values=" in text and text.endswith(")")
 
 
 def test_transpose_views(backend):
