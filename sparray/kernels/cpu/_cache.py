@@ -10,9 +10,11 @@ in front of the real one. So sparray's kernels are cached under :func:`cache_roo
   ``~/Library/Caches/sparray`` on macOS);
 - else, when that folder cannot be written, ``<temp dir>/sparray-<user>``.
 
-Each source folder gets its own subfolder (its name plus a hash of its absolute path), so a
-regular and an editable install of different checkouts never overwrite each other's entries;
-numba itself checks the source's content hash before it reuses an entry. ``NUMBA_CACHE_DIR``,
+The subfolder is named by a hash of the *contents* of every kernel source file
+(``cpu-<sha1>``): installs and checkouts with the same kernels share compiled code (a fresh
+clone, a wheel install and an editable one compile once between them), and any change to any
+kernel file, a helper module included, starts a new folder. numba itself also checks each
+file's content hash before it reuses an entry. ``NUMBA_CACHE_DIR``,
 when set, still wins, as numba documents. Only functions defined under ``sparray/kernels/`` are
 located here; other numba code keeps numba's own rules.
 
@@ -24,6 +26,7 @@ True
 from __future__ import annotations
 
 import getpass
+import hashlib
 import os
 import pathlib
 import sys
@@ -60,10 +63,23 @@ def cache_root() -> pathlib.Path:
     return _default_root()
 
 
-def kernel_cache_dir() -> pathlib.Path:
-    """The folder numba writes the kernels of this installation into (``<root>/numba/<source dir>``)."""
-    sub = caching._CacheLocator.get_suitable_cache_subpath(str(_KERNELS_DIR / "cpu" / "x.py"))
-    return cache_root() / "numba" / sub
+_SOURCES_HASH: str | None = None
+
+
+def sources_hash() -> str:
+    """sha1 of the kernel sources (every ``*.py`` under ``sparray/kernels``, names and contents)."""
+    global _SOURCES_HASH
+    if _SOURCES_HASH is None:
+        digest = hashlib.sha1()
+        for path in sorted(_KERNELS_DIR.rglob("*.py")):
+            digest.update(path.relative_to(_KERNELS_DIR).as_posix().encode() + b"\0" + path.read_bytes())
+        _SOURCES_HASH = digest.hexdigest()[:20]
+    return _SOURCES_HASH
+
+
+def kernel_cache_dir(root=None) -> pathlib.Path:
+    """The folder numba writes these kernels into: ``<root>/numba/cpu-<hash of the kernel sources>``."""
+    return (cache_root() if root is None else pathlib.Path(root)) / "numba" / f"cpu-{sources_hash()}"
 
 
 def _is_sparray_kernel(py_file: str) -> bool:
@@ -79,8 +95,7 @@ class SparrayCacheLocator(caching.UserProvidedCacheLocator):
     def __init__(self, py_func, py_file, root=None):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        root = cache_root() if root is None else root
-        self._cache_path = os.path.join(root, "numba", self.get_suitable_cache_subpath(py_file))
+        self._cache_path = str(kernel_cache_dir(root))
 
     @classmethod
     def from_function(cls, py_func, py_file):
