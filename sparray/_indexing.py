@@ -48,11 +48,15 @@ __all__ = ["getitem"]
 
 
 class _Adv:
-    """An advanced index on one dim: an integer array (from an array, a boolean's nonzero, or an int)."""
+    """An advanced index on one dim: an integer array (from an array, a boolean's nonzero, or an int).
 
-    def __init__(self, array, bool_shape=None):
+    ``bool_shape``: on the first dim of a boolean index, the mask's shape; ``from_int``: the
+    item was an int (NumPy checks its bounds even when the broadcast index is empty)."""
+
+    def __init__(self, array, bool_shape=None, from_int=False):
         self.array = array
-        self.bool_shape = bool_shape  # on the first dim of a boolean index: the mask's shape
+        self.bool_shape = bool_shape
+        self.from_int = from_int
 
 
 def _parse(xp, key, ndim):
@@ -139,7 +143,7 @@ def getitem(x, key):
     if direct is not None:
         return direct
     if any(isinstance(it, _Adv) for it in items):  # NumPy: ints are advanced indices then
-        items = [_Adv(xp.asarray(it, dtype=xp.int64)) if isinstance(it, int) else it for it in items]
+        items = [_Adv(xp.asarray(it, dtype=xp.int64), from_int=True) if isinstance(it, int) else it for it in items]
     A = x if x.layout == "coo" else x.to_layout("coo")
     out = _index_coo(A, items, split)
     if out.ndim == 0:
@@ -243,17 +247,28 @@ def _check_bounds(xp, adv, dim, size):
 
 
 def _check_key(xp, A, items, dims, adv_pos):
-    """Bounds and boolean shapes of the advanced items; their broadcast shape (IndexError otherwise)."""
+    """Bounds and boolean shapes of the advanced items; their broadcast shape (IndexError otherwise).
+
+    NumPy's rules: a mask dim matches the indexed dim of the same size, and a mask dim of size 0
+    matches any (the mask selects nothing either way); index arrays are checked against their
+    dims only when the broadcast index is not empty, ints always."""
     for p in adv_pos:
-        it = items[p]
-        mask_shape = it.bool_shape
-        covered = tuple(A.shape[dims[p] : dims[p] + len(mask_shape)]) if mask_shape is not None else None
-        if mask_shape is not None and covered != mask_shape:
-            raise IndexError(
-                f"boolean index of shape {mask_shape} did not match the indexed dims {covered} starting at axis {dims[p]}"
-            )
-        _check_bounds(xp, it, dims[p], A.shape[dims[p]])
-    return _broadcast_shape([tuple(items[p].array.shape) for p in adv_pos]) if adv_pos else ()
+        mask_shape = items[p].bool_shape
+        if mask_shape is None:
+            continue
+        covered = tuple(A.shape[dims[p] : dims[p] + len(mask_shape)])
+        for k, (m, n) in enumerate(zip(mask_shape, covered)):
+            if m not in (0, n):
+                raise IndexError(
+                    f"boolean index did not match indexed array along axis {dims[p] + k}; size of axis is {n} "
+                    f"but size of corresponding boolean axis is {m}"
+                )
+    bshape = _broadcast_shape([tuple(items[p].array.shape) for p in adv_pos]) if adv_pos else ()
+    empty = math.prod(bshape) == 0
+    for p in adv_pos:
+        if items[p].from_int or not empty:
+            _check_bounds(xp, items[p], dims[p], A.shape[dims[p]])
+    return bshape
 
 
 class _Basic:

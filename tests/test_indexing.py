@@ -108,6 +108,63 @@ def test_issue16_empty_lists_and_empty_ellipses_follow_numpy():
         A[np.array([], dtype=np.float64)]  # an empty float array is no index, as in NumPy
 
 
+def test_issue16_empty_indices_on_every_layout(backend):
+    """Empty lists, empty integer arrays and all-False or empty masks on every layout and fill:
+    NumPy's shapes. A mask dim of size 0 matches any indexed dim; an index array is not
+    bounds-checked when the broadcast index is empty (an int always is)."""
+    rng = np.random.default_rng(16)
+    empty_int = np.array([], dtype=np.int64)
+    for layout, A, D in layout_cases(rng):
+        n0 = D.shape[0]
+        keys = [[], ([], slice(None)), (slice(None), []), empty_int, (Ellipsis, empty_int), [[]],
+                np.zeros(n0, bool), (slice(None), np.zeros(D.shape[1], bool)), np.zeros((0,), bool),
+                (Ellipsis, np.zeros((0,), bool)), (np.zeros((0, 0), bool),), ([], None, Ellipsis, [[0], [D.shape[-1] + 3]]),
+                (Ellipsis, np.zeros((0,), bool), None)]
+        for key in keys:
+            _check(A, D, key)
+        with pytest.raises(IndexError, match="out of bounds"):
+            A[[], D.shape[1]]  # an int is checked even when the broadcast index is empty
+        if n0 > 1:
+            with pytest.raises(IndexError, match="boolean index did not match"):
+                A[np.zeros(n0 - 1, bool)]
+
+
+def test_issue16_random_keys_with_masks_nones_and_ellipses(backend):
+    """Random keys mixing ints, NumPy ints, slices, integer arrays (lists too, any ndim), boolean
+    masks over 1-3 dims (empty, all-False, random, all-True), None and an Ellipsis anywhere, on
+    every layout and fill, against NumPy (errors included)."""
+    rng = np.random.default_rng(1616)
+    for layout, A, D in layout_cases(rng, fills=[1.5, np.nan]):
+        for _ in range(12):
+            _check(A, D, _random_mixed_key(rng, D.shape))
+
+
+def _random_mixed_key(rng, shape):
+    items, d = [], 0
+    while d < len(shape) and rng.random() < 0.9:
+        n, r = shape[d], rng.random()
+        if r < 0.15 and n:
+            items.append(int(rng.integers(-n, n)) if rng.random() < 0.7 else np.int64(rng.integers(-n, n)))
+        elif r < 0.35:
+            size = tuple(int(k) for k in rng.integers(0, 3, size=int(rng.integers(0, 3))))
+            a = rng.integers(-n, n, size=size) if n else np.zeros(size, np.int64)
+            items.append(a.tolist() if rng.random() < 0.2 and a.ndim else a)
+        elif r < 0.45:
+            k = int(rng.integers(1, min(3, len(shape) - d) + 1))
+            items.append(rng.random(shape[d : d + k]) < rng.choice([0.0, 0.5, 1.0]))
+            d += k - 1
+        elif r < 0.5:
+            items.append([])
+        else:
+            items.append(_random_slice(rng, n))
+        d += 1
+        if rng.random() < 0.15:
+            items.append(None)
+    if rng.random() < 0.5:
+        items.insert(int(rng.integers(0, len(items) + 1)), Ellipsis)
+    return tuple(items)
+
+
 def test_getitem_keeps_the_fill_and_the_order():
     rng = np.random.default_rng(2)
     A, D = make_coo(rng, (6, 5, 3), 2, density=0.4, fill=np.nan, dense_fill=True)
