@@ -10,8 +10,9 @@ in front of the real one. So sparray's kernels are cached under :func:`cache_roo
   ``~/Library/Caches/sparray`` on macOS);
 - else, when that folder cannot be written, ``<temp dir>/sparray-<user>``.
 
-The subfolder is named by a hash of the *contents* of every kernel source file
-(``cpu-<sha1>``): installs and checkouts with the same kernels share compiled code (a fresh
+The subfolder is named by a hash of the *contents* of every numba kernel source file
+(``cpu-<sha1>``: every ``*.py`` under ``kernels/cpu/`` plus ``kernels/__init__.py``; the CUDA
+sources and launchers under ``kernels/cuda/`` are not numba code and do not count): installs and checkouts with the same kernels share compiled code (a fresh
 clone, a wheel install and an editable one compile once between them), and any change to any
 kernel file, a helper module included, starts a new folder. numba itself also checks each
 file's content hash before it reuses an entry. ``NUMBA_CACHE_DIR``,
@@ -67,11 +68,13 @@ _SOURCES_HASH: str | None = None
 
 
 def sources_hash() -> str:
-    """sha1 of the kernel sources (every ``*.py`` under ``sparray/kernels``, names and contents)."""
+    """sha1 of the numba kernel sources (``kernels/__init__.py`` and every ``*.py`` under
+    ``kernels/cpu``, names and contents)."""
     global _SOURCES_HASH
     if _SOURCES_HASH is None:
         digest = hashlib.sha1()
-        for path in sorted(_KERNELS_DIR.rglob("*.py")):
+        sources = [_KERNELS_DIR / "__init__.py", *(_KERNELS_DIR / "cpu").rglob("*.py")]
+        for path in sorted(sources):
             digest.update(path.relative_to(_KERNELS_DIR).as_posix().encode() + b"\0" + path.read_bytes())
         _SOURCES_HASH = digest.hexdigest()[:20]
     return _SOURCES_HASH

@@ -1,0 +1,88 @@
+// Pieces every sparray CUDA kernel shares; compiles with NVRTC and as host C++ (_emulate.h).
+//
+// - sp_complex<T>: complex values laid out as NumPy/CuPy store them (re, im), with the arithmetic
+//   the kernels need (CuPy's own complex header is not available to the host build).
+// - sp_word16: a 16-byte value for kernels that only move entries (complex128 seen as bytes).
+// - sp_isnan / sp_same: NaN tests for every value type (integers and bool have no NaN).
+// - sp_thread_id / sp_thread_count: 64-bit grid-stride loop bounds; launchers size grids freely.
+// - Reduction functors sp_sum / sp_prod / sp_max / sp_min with NumPy's NaN rules.
+#pragma once
+
+#ifndef SPARRAY_EMULATED
+// NVRTC: no standard headers; the fixed-width names the kernels use
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+#endif
+
+template <class T>
+struct sp_complex {
+    T re, im;
+};
+template <class T>
+__host__ __device__ inline sp_complex<T> operator+(sp_complex<T> a, sp_complex<T> b) { return {a.re + b.re, a.im + b.im}; }
+template <class T>
+__host__ __device__ inline sp_complex<T> operator*(sp_complex<T> a, sp_complex<T> b) {
+    return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+template <class T>
+__host__ __device__ inline bool operator==(sp_complex<T> a, sp_complex<T> b) { return a.re == b.re && a.im == b.im; }
+
+struct sp_word16 {
+    unsigned long long lo, hi;
+};
+
+// ---- NaN-aware comparisons ------------------------------------------------------------------
+
+template <class T>
+__host__ __device__ inline bool sp_isnan(T x) { return x != x; }
+template <class T>
+__host__ __device__ inline bool sp_isnan(sp_complex<T> x) { return x.re != x.re || x.im != x.im; }
+
+// "the same value" as dense_to_compressed means it: equal, or NaN on both sides
+template <class T>
+__host__ __device__ inline bool sp_same(T a, T b) { return a == b || (sp_isnan(a) && sp_isnan(b)); }
+
+// ---- reductions with NumPy's rules (max/min propagate NaN; complex compares lexicographically) --
+
+template <class T>
+__host__ __device__ inline bool sp_less(T a, T b) { return a < b; }
+template <class T>
+__host__ __device__ inline bool sp_less(sp_complex<T> a, sp_complex<T> b) {
+    return a.re < b.re || (a.re == b.re && a.im < b.im);
+}
+
+struct sp_sum {
+    template <class T>
+    __host__ __device__ static T identity_like(T x) { return x; }
+    template <class T>
+    __host__ __device__ static T apply(T a, T b) { return a + b; }
+    __host__ __device__ static bool apply(bool a, bool b) { return a || b; }
+};
+struct sp_prod {
+    template <class T>
+    __host__ __device__ static T apply(T a, T b) { return a * b; }
+    __host__ __device__ static bool apply(bool a, bool b) { return a && b; }
+};
+struct sp_max {
+    template <class T>
+    __host__ __device__ static T apply(T a, T b) {
+        if (sp_isnan(a)) return a;
+        if (sp_isnan(b)) return b;
+        return sp_less(a, b) ? b : a;
+    }
+};
+struct sp_min {
+    template <class T>
+    __host__ __device__ static T apply(T a, T b) {
+        if (sp_isnan(a)) return a;
+        if (sp_isnan(b)) return b;
+        return sp_less(b, a) ? b : a;
+    }
+};
+
+// ---- grid-stride loops in 64 bits --------------------------------------------------------------
+
+__device__ inline long long sp_thread_id() { return (long long)blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ inline long long sp_thread_count() { return (long long)gridDim.x * blockDim.x; }
