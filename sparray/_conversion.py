@@ -77,18 +77,50 @@ def from_dense(x, *, sparse_ndim=None, fill_value=None, index_dtype=None):
     return COO._from_parts(xp, indices, values, shape, fill, coalesced=True)
 
 
+def cuda_device_id(device):
+    """The CUDA device a ``to_device`` argument names: None for "cuda" (the current device), N for
+    "cuda:N" or a ``cupy.cuda.Device``; ValueError for a malformed name. Not a CUDA device: -1.
+
+    >>> cuda_device_id("cuda:1"), cuda_device_id("cuda"), cuda_device_id("cpu")
+    (1, None, -1)
+    """
+    if type(device).__module__.startswith("cupy"):
+        return int(device.id)
+    if not isinstance(device, str) or not device.startswith("cuda"):
+        return -1
+    if device == "cuda":
+        return None
+    head, _, number = device.partition(":")
+    if head != "cuda" or not number.isdigit():
+        raise ValueError(f"to_device: expected 'cpu', 'cuda' or 'cuda:N' with N a device number; got {device!r}")
+    return int(number)
+
+
 def move_components(xp, device, arrays):
-    """``arrays`` moved to ``device``: "cpu" (NumPy) or "cuda" (CuPy); returns (new xp, arrays)."""
+    """``arrays`` moved to ``device``: "cpu" (NumPy), "cuda" (CuPy, current device), "cuda:N" or a
+    ``cupy.cuda.Device`` (CuPy on device N); returns (new xp, arrays). Arrays already there are
+    not copied; CuPy arrays on another GPU are copied device to device."""
     import array_api_compat
 
-    want_cuda = (isinstance(device, str) and device.startswith("cuda")) or type(device).__module__.startswith("cupy")
+    dev_id = cuda_device_id(device)
     want_cpu = isinstance(device, str) and device == "cpu"
-    if want_cuda and not array_api_compat.is_cupy_namespace(xp):
-        import cupy
-        import numpy as np
+    if dev_id != -1:
+        try:
+            import cupy
+        except ImportError:
+            raise ValueError(f"to_device({device!r}): CuPy is not installed (pip install 'sparray[cuda]')") from None
+        if not cupy.is_available():
+            raise ValueError(f"to_device({device!r}): CuPy finds no usable CUDA device or driver on this machine")
+        target = cupy.cuda.Device() if dev_id is None else cupy.cuda.Device(dev_id)
+        if dev_id is not None and dev_id >= cupy.cuda.runtime.getDeviceCount():
+            raise ValueError(f"to_device: {device!r} names device {dev_id}, but this machine has "
+                             f"{cupy.cuda.runtime.getDeviceCount()} CUDA device(s)")
+        if not array_api_compat.is_cupy_namespace(xp):
+            import numpy as np
 
-        host = [np.asarray(array_api_compat.to_device(a, "cpu")) if not array_api_compat.is_numpy_namespace(xp) else a for a in arrays]
-        moved = [cupy.asarray(a) for a in host]
+            arrays = [a if array_api_compat.is_numpy_namespace(xp) else np.asarray(array_api_compat.to_device(a, "cpu")) for a in arrays]
+        with target:
+            moved = [a if (isinstance(a, cupy.ndarray) and a.device.id == target.id) else cupy.asarray(a) for a in arrays]
         return namespace_of(*moved), moved
     if want_cpu and array_api_compat.is_cupy_namespace(xp):
         import cupy

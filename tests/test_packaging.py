@@ -83,6 +83,10 @@ def test_readme_commands_in_a_fresh_venv(tmp_path):
     leftovers = [p for p in (site / "sparray").rglob("*") if p.suffix in (".nbi", ".nbc")]
     assert not leftovers, f"numba cache files written into site-packages: {leftovers[:3]}"
     assert any((tmp_path / "cache").rglob("*.nbi")), "compiled kernels did not reach SPARRAY_CACHE_DIR"
+    # the CUDA sources ship in the wheel beside their launchers
+    shipped = {p.name for p in (site / "sparray" / "kernels" / "cuda").iterdir()}
+    expected = {p.name for p in (repo / "sparray" / "kernels" / "cuda").iterdir() if p.suffix in (".cu", ".cuh", ".h")}
+    assert expected and expected <= shipped, f"CUDA sources missing from the wheel: {sorted(expected - shipped)}"
 
     # 2. the editable install replaces it and is what Python imports, kernels included
     _run([*pip, "-e", "."], repo, env)
