@@ -1,0 +1,82 @@
+"""Reduction of value rows grouped by an integer key on a GPU: :func:`group_reduce`, the CUDA twin
+of ``kernels/cpu/group_reduce.py`` (the kernel behind ``sum``/``prod``/``max``/``min`` along an axis).
+
+``key_stats`` finds the key range (checked against ``[0, nkeys)``) and whether the keys are already
+non-decreasing, in one pass; unsorted keys are ordered by CuPy's stable radix argsort (CUB);
+``run_heads`` marks the start of each run of equal keys and ``segment_reduce<Op, T>`` reduces each
+run left to right in input order, one thread per (run, column). That is the order of the numba
+kernel's sorted and sort paths, so results agree with them bit for bit (its dense path, taken for
+few keys, differs only in the sign of a zero sum: it starts from +0). No accumulator of ``nkeys``
+rows is ever allocated.
+
+>>> import numpy as np
+>>> k, acc, counts = group_reduce(np.array([2, 0, 2]), np.array([[1.0], [2.0], [4.0]]), 3, "sum")
+>>> k.tolist(), acc.ravel().tolist(), counts.tolist()
+([0, 2], [2.0, 5.0], [1, 2])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import KernelDeclined
+from ._arrays import index_array, stable_argsort, value_rows
+from ._build import VALUE_DTYPES, c_type
+from ._driver import driver_for
+
+__all__ = ["group_reduce"]
+
+SOURCE = "group_reduce.cu"
+OPS = ("sum", "prod", "max", "min")
+NAME_EXPRESSIONS = ("key_stats", "run_heads") + tuple(
+    f"segment_reduce<sp_{op}, {c_type(d)}>"
+    for op in OPS
+    for d in VALUE_DTYPES
+    if not (d == np.bool_ and op in ("sum", "prod"))
+)
+
+
+def group_reduce(keys, values, nkeys, op):
+    """Reduce the rows of ``values`` that share a key (contract: ``kernels/cpu/group_reduce.py``).
+
+    keys: integer[n] in ``[0, nkeys)``, any order; values: (n, m) of a supported dtype (kept);
+    op: ``"sum"``, ``"prod"``, ``"max"`` or ``"min"`` (max/min propagate NaN; complex compares
+    lexicographically; bool max/min are any/all). Returns (ukeys int64[nu] increasing,
+    acc (nu, m), counts int64[nu]). ValueError for a key out of range, a bad ``op``, ``nkeys < 0``
+    or mismatched lengths; KernelDeclined for bool sum/prod and unsupported dtypes.
+    """
+    if op not in OPS:
+        raise ValueError(f"op must be one of {sorted(OPS)}, got {op!r}")
+    drv = driver_for(keys, values)
+    xp = drv.xp
+    keys = index_array(xp, keys, "keys", "group_reduce")
+    n = keys.shape[0]
+    values = value_rows(xp, values, n, "group_reduce")
+    nkeys = int(nkeys)
+    if nkeys < 0:
+        raise ValueError(f"nkeys must be >= 0, got {nkeys}")
+    if values.dtype == np.bool_ and op in ("sum", "prod"):
+        raise KernelDeclined(f"group_reduce does not {op} bool values; cast them to an integer dtype first")
+    m = values.shape[1]
+    if n == 0:
+        return xp.empty(0, xp.int64), xp.empty((0, m), values.dtype), xp.empty(0, xp.int64)
+    big = np.iinfo(np.int64).max
+    stats = xp.asarray(np.array([big, -big - 1, 0], np.int64))
+    drv.launch(SOURCE, "key_stats", n, (keys, np.int64(n), stats))
+    kmin, kmax = drv.scalar(stats[0:1]), drv.scalar(stats[1:2])
+    if kmin < 0 or kmax >= nkeys:
+        raise ValueError(f"keys must lie in [0, nkeys={nkeys}), found values in [{kmin}, {kmax}]")
+    if drv.scalar(stats[2:3]) == 0:  # non-decreasing (e.g. the rows of a CSR): no sort
+        perm, skeys = xp.arange(n, dtype=xp.int64), keys
+    else:
+        perm = stable_argsort(xp, keys)
+        skeys = keys[perm]
+    heads = xp.empty(n, xp.uint8)
+    drv.launch(SOURCE, "run_heads", n, (skeys, np.int64(n), heads))
+    starts = xp.flatnonzero(heads).astype(xp.int64, copy=False)
+    nseg = starts.shape[0]
+    bounds = xp.concatenate([starts, xp.asarray([n], dtype=xp.int64)])
+    acc = xp.empty((nseg, m), values.dtype)
+    name = f"segment_reduce<sp_{op}, {c_type(values.dtype)}>"
+    drv.launch(SOURCE, name, nseg * m, (perm, bounds, np.int64(nseg), values, np.int64(m), acc))
+    return skeys[starts], acc, xp.diff(bounds)

@@ -1,0 +1,163 @@
+"""group_reduce and scatter_sum on the CUDA backend (kernels/cuda/group_reduce.cu, scatter.cu),
+emulated in CI, on CuPy where a GPU is: compared with the numba kernels and with dense NumPy."""
+
+import numpy as np
+import pytest
+
+from cuda_testing import DEVICES, INDEX_DTYPES, VALUE_DTYPES, random_values, requires_gxx, skewed_keys, to_device, to_host
+from sparray.kernels import KernelDeclined
+from sparray.kernels.cpu.group_reduce import group_reduce as cpu_group_reduce
+from sparray.kernels.cpu.scatter import scatter_sum as cpu_scatter_sum
+from sparray.kernels.cuda.group_reduce import group_reduce
+from sparray.kernels.cuda.scatter import DTYPES as SCATTER_DTYPES
+from sparray.kernels.cuda.scatter import scatter_sum
+
+pytestmark = requires_gxx
+
+OPS = ("sum", "prod", "max", "min")
+# (n, nkeys, m, sorted keys): empty, one row, few skewed keys over several blocks of the emulator's
+# grid (the numba dense path), many keys (its sort path), keys already sorted (CSR rows), no columns
+CASES = [(0, 5, 1, False), (1, 1, 2, False), (257, 9, 2, False), (150, 10**6, 1, False),
+         (120, 30, 3, True), (60, 10, 0, False)]  # fmt: skip
+
+
+def _case_data(rng, n, nkeys, m, is_sorted, dtype, index_dtype):
+    keys = skewed_keys(rng, n, nkeys)
+    if is_sorted:
+        keys = np.sort(keys)
+    return keys.astype(index_dtype), random_values(rng, (n, m), dtype)
+
+
+def _same_errors(fn_a, fn_b, exc=ValueError):
+    """Both calls raise ``exc`` with the same message; returns it."""
+    with pytest.raises(exc) as a:
+        fn_a()
+    with pytest.raises(exc) as b:
+        fn_b()
+    assert str(a.value) == str(b.value)
+    return str(a.value)
+
+
+# ---- group_reduce ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", VALUE_DTYPES, ids=str)
+def test_group_reduce_matches_numba(device, dtype, op):
+    rng = np.random.default_rng(11)
+    for c, (n, nkeys, m, is_sorted) in enumerate(CASES):
+        keys, values = _case_data(rng, n, nkeys, m, is_sorted, dtype, INDEX_DTYPES[c % 2])
+        if dtype == np.bool_ and op in ("sum", "prod"):
+            with pytest.raises(KernelDeclined, match=f"does not {op} bool"):
+                group_reduce(to_device(keys, device), to_device(values, device), nkeys, op)
+            return
+        uk, acc, counts = group_reduce(to_device(keys, device), to_device(values, device), nkeys, op)
+        ek, eacc, ecounts = cpu_group_reduce(keys, values, nkeys, op)
+        np.testing.assert_array_equal(to_host(uk), ek)
+        np.testing.assert_array_equal(to_host(counts), ecounts)
+        assert to_host(uk).dtype == to_host(counts).dtype == np.int64
+        assert to_host(acc).dtype == eacc.dtype and to_host(acc).shape == eacc.shape
+        np.testing.assert_array_equal(to_host(acc), eacc)  # the same order of operations
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+def test_group_reduce_dense_reference_with_nan(device, dtype):
+    rng = np.random.default_rng(3)
+    n, nkeys, m = 230, 17, 2
+    keys = skewed_keys(rng, n, nkeys)
+    values = random_values(rng, (n, m), dtype)
+    values[rng.random((n, m)) < 0.02] = np.nan
+    values[5, 0], values[6, 1] = np.inf, -np.inf
+    ref = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}
+    for op in OPS:
+        uk, acc, counts = group_reduce(to_device(keys, device), to_device(values, device), nkeys, op)
+        uk, acc, counts = to_host(uk), to_host(acc), to_host(counts)
+        assert uk.tolist() == sorted(set(keys.tolist()))
+        for g, k in enumerate(uk):
+            rows = values[keys == k]
+            assert counts[g] == rows.shape[0]
+            with np.errstate(all="ignore"):
+                np.testing.assert_allclose(acc[g], ref[op](rows, axis=0), rtol=1e-5, equal_nan=True)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_group_reduce_bool_any_all_and_complex_order(device):
+    keys = np.array([1, 1, 0, 0, 2], np.int32)
+    b = np.array([[True], [False], [False], [False], [True]])
+    assert to_host(group_reduce(to_device(keys, device), to_device(b, device), 3, "max")[1]).ravel().tolist() == [False, True, True]
+    assert to_host(group_reduce(to_device(keys, device), to_device(b, device), 3, "min")[1]).ravel().tolist() == [False, False, True]
+    z = np.array([[1 + 5j], [1 + 7j], [2 - 1j], [2 + 0j], [np.nan + 0j]])
+    _, mx, _ = group_reduce(to_device(keys, device), to_device(z, device), 3, "max")
+    _, mn, _ = group_reduce(to_device(keys, device), to_device(z, device), 3, "min")
+    assert to_host(mx).ravel()[:2].tolist() == [2 + 0j, 1 + 7j] and np.isnan(to_host(mx)[2, 0])
+    assert to_host(mn).ravel()[:2].tolist() == [2 - 1j, 1 + 5j]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_group_reduce_errors(device):
+    d = lambda a: to_device(np.asarray(a), device)  # noqa: E731
+    ones = np.ones((3, 1))
+    for keys in ([-1, 0, 2], [0, 1, 3]):  # sorted: the numba kernel's sorted path words it the same
+        msg = _same_errors(lambda: group_reduce(d(keys), d(ones), 3, "sum"), lambda: cpu_group_reduce(np.array(keys), ones, 3, "sum"))
+        assert msg.startswith("keys must lie in [0, nkeys=3), found values in [")
+    with pytest.raises(ValueError, match=r"found values in \[0, 7\]"):
+        group_reduce(d([7, 0, 2]), d(ones), 3, "max")
+    with pytest.raises(ValueError, match="op must be one of"):
+        group_reduce(d([0]), d([[1.0]]), 1, "mean")
+    with pytest.raises(ValueError, match="nkeys must be >= 0, got -1"):
+        group_reduce(d([0]), d([[1.0]]), -1, "sum")
+    with pytest.raises(ValueError, match=r"values must have shape \(2, m\)"):
+        group_reduce(d([0, 1]), d(ones), 2, "sum")
+    with pytest.raises(KernelDeclined):
+        group_reduce(d([0, 1]), d(np.ones((2, 1), np.float16)), 2, "sum")
+
+
+# ---- scatter_sum -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("index_dtype", INDEX_DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", SCATTER_DTYPES, ids=str)
+def test_scatter_sum_matches_numba(device, dtype, index_dtype):
+    rng = np.random.default_rng(5)
+    for n, nkeys, m, is_sorted in CASES[:3] + [(150, 2000, 1, False), (120, 30, 3, True), (60, 10, 0, False)]:
+        keys, values = _case_data(rng, n, nkeys, m, is_sorted, dtype, index_dtype)
+        got = scatter_sum(to_device(keys, device), to_device(values, device), nkeys, sorted_keys=is_sorted or n % 2 == 0)
+        want = cpu_scatter_sum(keys, values, nkeys, sorted_keys=is_sorted)
+        assert to_host(got).dtype == want.dtype and to_host(got).shape == (nkeys, m)
+        np.testing.assert_array_equal(to_host(got), want)  # small quarters: sums exact in any order
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_scatter_sum_dense_reference_nan_and_wrapping(device):
+    keys = np.array([3, 0, 3, 3, 1, 0])
+    values = np.array([[1.0, np.nan], [2.0, 1.0], [np.inf, 2.0], [-np.inf, 0.5], [0.25, -1.0], [-2.0, 4.0]])
+    got = to_host(scatter_sum(to_device(keys, device), to_device(values, device), 5))
+    want = np.zeros((5, 2))
+    with np.errstate(invalid="ignore"):  # inf + -inf
+        np.add.at(want, keys, values)
+    np.testing.assert_array_equal(got, want)
+    assert np.isnan(got[3]).all() and got[0].tolist() == [0.0, 5.0] and got[4].tolist() == [0.0, 0.0]
+    big = np.array([[2**62], [2**62], [-(2**63)]], np.int64)  # int64 adds wrap like NumPy's
+    wrapped = to_host(scatter_sum(to_device(np.array([0, 0, 1], np.int32), device), to_device(big, device), 2))
+    assert wrapped.ravel().tolist() == [-(2**63), -(2**63)]
+    u = np.array([[2**64 - 1], [2]], np.uint64)
+    assert to_host(scatter_sum(to_device(np.array([0, 0]), device), to_device(u, device), 1)).tolist() == [[1]]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_scatter_sum_errors_match_numba(device):
+    d = lambda a: to_device(np.asarray(a), device)  # noqa: E731
+    ones = np.ones((3, 2))
+    for keys in ([0, 5, -1], [-1, 0, 1]):
+        for m in (2, 0):  # with no column, out-of-range keys are still found
+            msg = _same_errors(lambda: scatter_sum(d(keys), d(ones[:, :m]), 3),
+                               lambda: cpu_scatter_sum(np.array(keys), ones[:, :m], 3))  # fmt: skip
+            assert msg.startswith("scatter_sum: ") and "keys outside [0, 3)" in msg
+    for keys, vals in (([0, 1], ones), (np.array([0, 1, 2], np.int16), ones), ([[0, 1, 2]], ones), ([0, 1, 2], np.ones(3))):
+        _same_errors(lambda: scatter_sum(d(keys), d(vals), 3), lambda: cpu_scatter_sum(np.asarray(keys), vals, 3))
+    for dtype in ("bool", "int8", "int16", "uint8", "uint16", "float16"):
+        vals = np.ones((3, 1), dtype)
+        _same_errors(lambda: scatter_sum(d([0, 1, 2]), d(vals), 3), lambda: cpu_scatter_sum(np.array([0, 1, 2]), vals, 3), KernelDeclined)
