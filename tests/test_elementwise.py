@@ -280,3 +280,21 @@ def test_issue16_scalar_ops_on_uncoalesced_coo_sum_duplicates_first(op, backend)
                 expected = f(D, scalar)
                 got = f(X, scalar)
                 np.testing.assert_allclose(got.to_dense(), expected, rtol=1e-12, equal_nan=True, err_msg=f"{op} {scalar}")
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "maximum", "minimum"])
+def test_integer_ops_stay_integer_in_the_fused_kernels(layout, name, backend):
+    """Integer add/subtract/multiply/maximum/minimum wrap like NumPy and keep every bit past 2**53
+    (the fused numba kernel once computed them through float64)."""
+    big = 2**53 + 1
+    a64 = np.array([[big, 0, 5, -big], [0, 2**62, 0, 7]], dtype=np.int64)
+    b64 = np.array([[3, 1, 0, -1], [0, 2**62, 0, 9]], dtype=np.int64)
+    a32 = np.array([[2**31 - 1, 0], [-(2**31), 5]], dtype=np.int32)
+    b32 = np.array([[2**31 - 1, 1], [-1, 0]], dtype=np.int32)
+    f = getattr(np, name)
+    for a, b in [(a64, b64), (a32, b32)]:
+        A, B = sparray.asarray(a, layout=layout), sparray.asarray(b, layout=layout)
+        got = getattr(sparray, name)(A, B).to_dense()
+        assert got.dtype == a.dtype
+        np.testing.assert_array_equal(got, f(a, b))

@@ -32,6 +32,8 @@ load-compare-advance chains of both overlap: about twice the speed of the generi
 
 import numba
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from .. import KernelDeclined
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
@@ -52,6 +54,19 @@ def _key(idx, strides, j):
     return k
 
 
+def _divide(x, y):
+    """``x / y`` for floats; for integers (whose division the wrappers decline) ``x`` itself, so
+    that :func:`_apply` keeps the integer type: were one branch to return float64, numba would
+    unify every branch to float64 and integer sums past 2**53 would be rounded."""
+
+
+@overload(_divide, inline="always")
+def _divide_typed(x, y):
+    if isinstance(x, types.Integer):
+        return lambda x, y: x
+    return lambda x, y: x / y
+
+
 @numba.njit(inline="always")
 def _apply(op, x, y):
     if op == 0:
@@ -61,7 +76,7 @@ def _apply(op, x, y):
     if op == 2:
         return x * y
     if op == 3:
-        return x / y
+        return _divide(x, y)
     if op == 4:  # maximum with NaN propagation (x != x only for NaN)
         if x != x:
             return x
