@@ -32,10 +32,28 @@ KERNELS = [
     ("all_finite",         "dense", "numba", "sparray.kernels.cpu.finite:all_finite"),
     ("unused_minor",         "csr", "numba", "sparray.kernels.cpu.occupancy:unused_minor"),
     ("take_major",           "csr", "numba", "sparray.kernels.cpu.take:take_major"),
+    # CUDA kernels for CuPy data (kernels/cuda: one .cu file + launcher per numba module)
+    ("coalesce",         "coo", "cupy", "sparray.kernels.cuda.coalesce:coalesce"),
+    ("merge_pattern",    "coo", "cupy", "sparray.kernels.cuda.merge:merge_pattern"),
+    ("gather_with_fill", "coo", "cupy", "sparray.kernels.cuda.merge:gather_with_fill"),
+    ("merge_apply",      "coo", "cupy", "sparray.kernels.cuda.binary:merge_apply"),
+    ("merge_apply",      "csr", "cupy", "sparray.kernels.cuda.binary_rows:merge_apply_rows"),
+    ("group_reduce",     "coo", "cupy", "sparray.kernels.cuda.group_reduce:group_reduce"),
+    ("scatter_sum",      "coo", "cupy", "sparray.kernels.cuda.scatter:scatter_sum"),
+    ("to_dense",         "coo", "cupy", "sparray.kernels.cuda.dense:to_dense"),
+    ("compressed_valid", "csr", "cupy", "sparray.kernels.cuda.validate:compressed_valid"),
+    ("take_major",       "csr", "cupy", "sparray.kernels.cuda.take:take_major"),
+    ("compress_offsets",     "csr", "cupy", "sparray.kernels.cuda.compress:compress_offsets"),
+    ("expand_offsets",       "csr", "cupy", "sparray.kernels.cuda.compress:expand_offsets"),
+    ("transpose_compressed", "csr", "cupy", "sparray.kernels.cuda.compress:transpose_compressed"),
+    ("dense_to_compressed",  "csr", "cupy", "sparray.kernels.cuda.compress:dense_to_compressed"),
+    ("compressed_to_dense",  "csr", "cupy", "sparray.kernels.cuda.compress:compressed_to_dense"),
+    ("scatter_blocks",       "bsr", "cupy", "sparray.kernels.cuda.compress:scatter_blocks"),
 ]  # fmt: skip
 
-# kernels that need no JIT warm-up (plain NumPy): used for inputs of every size
+# kernels that need no JIT warm-up (plain NumPy): used for inputs of every size. CUDA kernels
+# compile once per device (NVRTC, cached by CuPy) and serve every size too.
 NO_JIT = {("to_dense", "coo", "numba")}
 
 for _op, _layout, _backend, _target in KERNELS:
-    register(_op, _layout, _backend, _target, jit=(_op, _layout, _backend) not in NO_JIT)
+    register(_op, _layout, _backend, _target, jit=_backend == "numba" and (_op, _layout, _backend) not in NO_JIT)

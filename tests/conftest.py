@@ -21,3 +21,19 @@ def backend(request):
     """Runs the test with the numba kernels forced (whatever the input size) and with the generic path."""
     with sparray.use_backend(request.param):
         yield request.param
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--cuda-emulated",
+        action="store_true",
+        help="serve NumPy data with the CUDA kernels (through the emulator) wherever a 'cupy' registry row "
+        "exists, instead of the numba kernels: the core's own tests then drive the CUDA launchers",
+    )
+
+
+def pytest_configure(config):
+    if config.getoption("--cuda-emulated", default=False):
+        from cuda_testing import emulate_cuda_registry
+
+        emulate_cuda_registry()

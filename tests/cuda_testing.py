@@ -88,3 +88,18 @@ def skewed_keys(rng, n, nkeys):
     keys = rng.integers(0, max(nkeys, 1), size=n)
     keys[: n // 3] = nkeys // 2
     return rng.permutation(keys)
+
+
+def emulate_cuda_registry():
+    """Point every ``(op, layout, "numba")`` registry row that has a ``"cupy"`` twin at the CUDA
+    launcher, so NumPy data runs the CUDA kernels through the emulator (``pytest --cuda-emulated``).
+    Returns the rows swapped. For tests only: the emulator is orders of magnitude slower than numba."""
+    from sparray import _dispatch
+    from sparray._registry_table import KERNELS
+
+    swapped = []
+    for op, layout, backend, target in KERNELS:
+        if backend == "cupy" and (op, layout, "numba") in _dispatch._REGISTRY:
+            _dispatch._REGISTRY[(op, layout, "numba")] = target
+            swapped.append((op, layout))
+    return swapped
