@@ -49,6 +49,14 @@ KERNELS = [
     ("dense_to_compressed",  "csr", "cupy", "sparray.kernels.cuda.compress:dense_to_compressed"),
     ("compressed_to_dense",  "csr", "cupy", "sparray.kernels.cuda.compress:compressed_to_dense"),
     ("scatter_blocks",       "bsr", "cupy", "sparray.kernels.cuda.compress:scatter_blocks"),
+    ("matmul_dense",         "csr", "cupy", "sparray.kernels.cuda.spmm:csr_matmul_dense"),
+    ("matmul_dense",         "csc", "cupy", "sparray.kernels.cuda.spmm:csc_matmul_dense"),
+    ("matmul_dense",         "bsr", "cupy", "sparray.kernels.cuda.spmm:bsr_matmul_dense"),
+    ("matmul_dense",         "bsc", "cupy", "sparray.kernels.cuda.spmm:bsc_matmul_dense"),
+    ("spgemm",               "csr", "cupy", "sparray.kernels.cuda.spgemm:spgemm"),
+    ("sddmm",                "csr", "cupy", "sparray.kernels.cuda.sddmm:sddmm"),
+    ("all_finite",         "dense", "cupy", "sparray.kernels.cuda.finite:all_finite"),
+    ("unused_minor",         "csr", "cupy", "sparray.kernels.cuda.occupancy:unused_minor"),
 ]  # fmt: skip
 
 # kernels that need no JIT warm-up (plain NumPy): used for inputs of every size. CUDA kernels

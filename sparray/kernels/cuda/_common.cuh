@@ -6,6 +6,8 @@
 // - sp_isnan / sp_same: NaN tests for every value type (integers and bool have no NaN).
 // - sp_thread_id / sp_thread_count: 64-bit grid-stride loop bounds; launchers size grids freely.
 // - Reduction functors sp_sum / sp_prod / sp_max / sp_min with NumPy's NaN rules.
+// - sp_acc<T>: the type sums and products of T are computed in, so that integers wrap as NumPy's do.
+// - sp_isfinite: neither inf nor NaN (always true for integers).
 #pragma once
 
 #ifndef SPARRAY_EMULATED
@@ -32,6 +34,39 @@ __host__ __device__ inline bool operator==(sp_complex<T> a, sp_complex<T> b) { r
 struct sp_word16 {
     unsigned long long lo, hi;
 };
+
+// ---- arithmetic that wraps as NumPy's does ------------------------------------------------------
+// sp_acc<T>::type is the type sums and products of T values are computed in. Integers: an unsigned
+// type of at least 32 bits (signed overflow is undefined in C++, unsigned arithmetic wraps, and its
+// low bits cast back to T are NumPy's two's complement result; 8- and 16-bit values are not
+// promoted to a signed int, whose product can overflow). Every other type: itself.
+template <class T>
+struct sp_acc { typedef T type; };
+template <>
+struct sp_acc<signed char> { typedef unsigned int type; };
+template <>
+struct sp_acc<unsigned char> { typedef unsigned int type; };
+template <>
+struct sp_acc<short> { typedef unsigned int type; };
+template <>
+struct sp_acc<unsigned short> { typedef unsigned int type; };
+template <>
+struct sp_acc<int> { typedef unsigned int type; };
+template <>
+struct sp_acc<unsigned int> { typedef unsigned int type; };
+template <>
+struct sp_acc<long long> { typedef unsigned long long type; };
+template <>
+struct sp_acc<unsigned long long> { typedef unsigned long long type; };
+
+// x is neither inf nor NaN: x - x is 0 for a finite x and NaN otherwise (integers: always 0)
+template <class T>
+__host__ __device__ inline bool sp_isfinite(T x) {
+    T d = x - x;
+    return d == d;
+}
+template <class T>
+__host__ __device__ inline bool sp_isfinite(sp_complex<T> x) { return sp_isfinite(x.re) && sp_isfinite(x.im); }
 
 // ---- NaN-aware comparisons ------------------------------------------------------------------
 

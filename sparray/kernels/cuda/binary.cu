@@ -13,25 +13,19 @@
 // both operands for union, A's for intersection and left, B's for right.
 #include "_merge.cuh"
 
-// Integer ops wrap as NumPy's do: computed on the unsigned twin (signed overflow is undefined in C++).
-template <class T>
-struct sp_wrap { typedef T type; };
-template <>
-struct sp_wrap<int> { typedef unsigned int type; };
-template <>
-struct sp_wrap<long long> { typedef unsigned long long type; };
+// Integer ops wrap as NumPy's do: computed in sp_acc<T> (_common.cuh), an unsigned type.
 
 struct op_add {
     template <class T>
-    __device__ static T apply(T x, T y) { typedef typename sp_wrap<T>::type U; return (T)((U)x + (U)y); }
+    __device__ static T apply(T x, T y) { typedef typename sp_acc<T>::type U; return (T)((U)x + (U)y); }
 };
 struct op_subtract {
     template <class T>
-    __device__ static T apply(T x, T y) { typedef typename sp_wrap<T>::type U; return (T)((U)x - (U)y); }
+    __device__ static T apply(T x, T y) { typedef typename sp_acc<T>::type U; return (T)((U)x - (U)y); }
 };
 struct op_multiply {
     template <class T>
-    __device__ static T apply(T x, T y) { typedef typename sp_wrap<T>::type U; return (T)((U)x * (U)y); }
+    __device__ static T apply(T x, T y) { typedef typename sp_acc<T>::type U; return (T)((U)x * (U)y); }
 };
 struct op_divide {  // floating point only (the launcher declines integer division)
     template <class T>

@@ -1,22 +1,6 @@
 // Dense scatter-add: out[keys[i], q] += values[i, q] with atomics, for every (row, column).
 // Mirrors kernels/cpu/scatter.py. A key outside [0, nkeys) is counted, never used as an address.
-#include "_common.cuh"
-
-// atomicAdd for each value type scatter_sum takes. Signed 64-bit adds go through the unsigned
-// overload (two's complement: the bits wrap identically); complex adds are two independent adds.
-__device__ inline void sp_atomic_add(int* p, int v) { atomicAdd(p, v); }
-__device__ inline void sp_atomic_add(unsigned int* p, unsigned int v) { atomicAdd(p, v); }
-__device__ inline void sp_atomic_add(unsigned long long* p, unsigned long long v) { atomicAdd(p, v); }
-__device__ inline void sp_atomic_add(long long* p, long long v) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-}
-__device__ inline void sp_atomic_add(float* p, float v) { atomicAdd(p, v); }
-__device__ inline void sp_atomic_add(double* p, double v) { atomicAdd(p, v); }
-template <class T>
-__device__ inline void sp_atomic_add(sp_complex<T>* p, sp_complex<T> v) {
-    sp_atomic_add(&p->re, v.re);
-    sp_atomic_add(&p->im, v.im);
-}
+#include "_atomic.cuh"
 
 // One thread per (row i, column q) of values (n, m); out (nkeys, m) arrives zeroed. *nbad counts
 // the rows whose key is out of range (column 0 counts; with m == 0 each row is still checked).

@@ -1,0 +1,307 @@
+"""Products of a sparse matrix with a dense vector or matrix on a GPU, ``y = A @ x``: the CUDA twins
+of ``kernels/cpu/spmm.py``, with its names, arguments, results and error messages.
+
+- :func:`csr_matmul_dense` -- two kernels, picked by the longest row (a statistic kept per row
+  pointer array, see :func:`longest_row`):
+  ``csr_mv_rows`` (SpMV) / ``csr_mm_rows`` (SpMM) give each row a group of lanes (SpMV: 1 to 32
+  lanes from the mean row length and a shuffle tree; SpMM: a thread per output element, the reads of
+  a row of x coalesced); when the longest row is over ``SKEW_FACTOR`` times the mean and over
+  ``SKEW_MIN`` entries (power-law graphs), ``csr_split`` balances by entries instead: each thread
+  takes ``CHUNK`` entries, finds its first row by a binary search and flushes the rows it finishes
+  (a plain store for a row wholly its own, an atomic add for a row shared with a neighbour chunk).
+- :func:`bsr_matmul_dense` -- ``bsr_rows``: a thread per output element, a block row's blocks
+  multiplied row by row from registers.
+- :func:`csc_matmul_dense`, :func:`bsc_matmul_dense` -- ``csc_scatter`` / ``bsc_scatter``: a thread
+  per (entry, column of x), the entry's column found by a binary search in the column pointers, its
+  product added to y with an atomic add (no transposed copy of A).
+
+Results have x's dtype; integers wrap as in NumPy (computed in the unsigned twin, accumulated in at
+least 32 bits and cut back); float sums follow the kernels' order (the atomic kernels' last bits
+depend on the order the atomics land in). ``report_finite`` (CSR, BSR) comes from the same kernels.
+
+Every kernel checks what it reads: pointers (inline, or by ``check_offsets`` before the balanced and
+column kernels) and indices; nothing bad is used as an address. The kernels report into one int64[3]
+array read back once per call; on a bad input the launcher names the first offender with the numba
+kernels' own message (copying the indices to the host on that error path only).
+
+>>> import numpy as np
+>>> csr_matmul_dense(np.array([0, 2, 2, 3]), np.array([0, 2, 1]), np.array([1.0, 2.0, 3.0]),
+...                  np.array([1.0, 10.0, 100.0])).tolist()
+[201.0, 0.0, 30.0]
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from .. import KernelDeclined
+from ._build import INDEX_TYPES, c_type, index_type
+from ._driver import driver_for
+from ._operands import ACC_DTYPES, EXPECTED, PRODUCT_TYPES, host, index_pair, lanes_for, new_stats, numeric, read_stats
+
+__all__ = ["bsc_matmul_dense", "bsr_matmul_dense", "csc_matmul_dense", "csr_matmul_dense", "longest_row"]
+
+SOURCE = "spmm.cu"
+_KERNELS = ("csr_mv_rows", "csr_mm_rows", "csr_split", "bsr_rows", "csc_scatter", "bsc_scatter")
+NAME_EXPRESSIONS = (
+    tuple(f"check_offsets<{i}>" for i in INDEX_TYPES)
+    + tuple(f"check_range<{i}>" for i in INDEX_TYPES)
+    + tuple(f"{k}<{i}, {t}>" for k in _KERNELS for i in INDEX_TYPES for t in PRODUCT_TYPES)
+)
+
+#: csr_split takes over when the longest row is over SKEW_FACTOR x the mean and over SKEW_MIN entries
+SKEW_FACTOR, SKEW_MIN = 16, 1024
+#: entries per thread of csr_split
+CHUNK = 32
+
+_BAD_POINTER, _BAD_INDEX, _NONFINITE = 1, 2, 4
+_LONGEST: dict[int, tuple[weakref.ref, int]] = {}
+
+
+def _operands(xp, fname, values, vname, x):
+    """(values, x2 (K, N), is_vector, result dtype), as the numba kernels check them."""
+    values, x = xp.asarray(values), xp.asarray(x)
+    if values.dtype != x.dtype:
+        raise KernelDeclined(
+            f"{fname}: {vname} ({values.dtype}) and x ({x.dtype}) must have the same dtype, "
+            f"{EXPECTED}; cast one of them or use the generic implementation"
+        )
+    dtype = x.dtype
+    values, x = numeric(xp, values, vname, fname), numeric(xp, x, "x", fname)
+    if x.ndim == 1:
+        return values, x.reshape(x.shape[0], 1), True, dtype
+    if x.ndim != 2:
+        raise ValueError(f"{fname}: x must be 1-D (K,) or 2-D (K, N), got shape {x.shape}")
+    return values, x, False, dtype
+
+
+def _indices(xp, fname, ptr, pname, idx, iname):
+    ptr, idx = index_pair(xp, ptr, idx, pname, iname, fname)
+    if ptr.shape[0] == 0:
+        raise ValueError(f"{fname}: {pname} must have at least one element ({pname}[0] = 0)")
+    return ptr, idx
+
+
+def _as_blocks(fname, blocks, nse, iname):
+    if blocks.ndim != 3 or blocks.shape[0] != nse:
+        raise ValueError(
+            f"{fname}: blocks must have shape (nse, bh, bw) = ({nse}, bh, bw) to match {iname} "
+            f"of shape ({nse},), got {blocks.shape}"
+        )
+    if blocks.shape[1] < 1 or blocks.shape[2] < 1:
+        raise ValueError(f"{fname}: the block shape must be positive, got blocks of shape {blocks.shape}")
+    return blocks
+
+
+def _check_pointers(drv, ptr, nse, stats):
+    drv.launch(SOURCE, f"check_offsets<{index_type(ptr.dtype)}>", ptr.shape[0],
+               (ptr, np.int64(ptr.shape[0] - 1), np.int64(0), np.int64(nse), np.int32(1), stats))  # fmt: skip
+
+
+def _check_indices(drv, idx, bound, stats):
+    if idx.shape[0]:
+        drv.launch(SOURCE, f"check_range<{index_type(idx.dtype)}>", idx.shape[0],
+                   (idx, np.int64(0), np.int64(idx.shape[0]), np.int64(bound), stats))  # fmt: skip
+
+
+def _raise_bad(report, fname, ptr, pname, idx, iname, bound, what):
+    """Raise ValueError naming the first bad pointer or index when the kernels' report (the stats
+    read back) says there is one; else return the report's flags."""
+    first_bad, _, flags = report
+    if first_bad < ptr.shape[0] or flags & (_BAD_POINTER | _BAD_INDEX):
+        from ..cpu.spmm import _diagnose  # the numba kernels' messages, on host copies
+
+        _diagnose(fname, host(ptr), pname, host(idx), iname, bound, what)
+        raise AssertionError(f"{fname}: the kernel reported invalid input that was not found")
+    return flags
+
+
+def longest_row(ptr, nse) -> int:
+    """The length of the longest row of pointers ``ptr`` (checked on the way: ValueError for bad
+    ones), kept per pointer array for as long as the array lives, so a matrix multiplied many times
+    pays the pass (and its read-back) once."""
+    key = id(ptr)
+    hit = _LONGEST.get(key)
+    if hit is not None and hit[0]() is ptr:
+        return hit[1]
+    drv = driver_for(ptr)
+    stats = new_stats(drv.xp, ptr.shape[0])
+    _check_pointers(drv, ptr, nse, stats)
+    first_bad, longest, _ = read_stats(stats)
+    if first_bad < ptr.shape[0]:
+        return -1
+    _LONGEST[key] = (weakref.ref(ptr, lambda _, key=key: _LONGEST.pop(key, None)), longest)
+    return longest
+
+
+def _finish(y, acc_dtype, t, dtype, vector, report_finite, flags):
+    """The result from y (values' signed dtype t) or from the atomic kernels' accumulator
+    (``acc_dtype``: uint32/uint64 for integers, cut back to t): x's dtype and shape."""
+    if acc_dtype is not None:
+        y = y.view(t) if acc_dtype.itemsize == t.itemsize else y.astype(t)
+    y = y.view(dtype)
+    y = y.reshape(y.shape[0]) if vector else y
+    return (y, not flags & _NONFINITE) if report_finite else y
+
+
+def _accumulator(xp, shape, t):
+    """A zeroed accumulator for the atomic kernels (sp_acc of values of dtype t) and its dtype
+    (None when it is t itself)."""
+    acc = ACC_DTYPES.get(t)
+    return xp.zeros(shape, acc or t), acc
+
+
+def csr_matmul_dense(crow, col, values, x, report_finite=False):
+    """``A @ x`` for a CSR matrix A (crow int[M + 1], col int[nse] in [0, K), values (nse,)) and a
+    dense x (K,) or (K, N) of the values' dtype; with ``report_finite`` also whether every element
+    of y is finite. ValueError for a bad pointer, column or shape; KernelDeclined for a dtype
+    without a kernel (bool, or values and x of different dtypes)."""
+    fname = "csr_matmul_dense"
+    drv = driver_for(crow, col, values, x)
+    xp = drv.xp
+    crow, col = _indices(xp, fname, crow, "crow", col, "col")
+    values, x2, vector, dtype = _operands(xp, fname, values, "values", x)
+    nse = col.shape[0]
+    if values.shape != (nse,):
+        raise ValueError(f"{fname}: values has shape {values.shape} but col has shape {col.shape}")
+    M = crow.shape[0] - 1
+    K, N = x2.shape
+    stats = new_stats(xp, M + 1)
+    bad = (fname, crow, "crow", col, "col", K, "columns")
+    if M == 0 or N == 0 or nse == 0 or K == 0:
+        _check_pointers(drv, crow, nse, stats)
+        _check_indices(drv, col, K, stats)
+        _raise_bad(read_stats(stats), *bad)
+        return _finish(xp.zeros((M, N), values.dtype), None, values.dtype, dtype, vector, report_finite, 0)
+    longest = longest_row(crow, nse)
+    if longest < 0:
+        _raise_bad([0, 0, _BAD_POINTER], *bad)
+    I, T = index_type(crow.dtype), c_type(values.dtype)
+    mean = nse / M
+    acc_dtype = None
+    if longest > SKEW_MIN and longest > SKEW_FACTOR * mean:
+        _check_pointers(drv, crow, nse, stats)
+        y, acc_dtype = _accumulator(xp, (M, N), values.dtype)
+        drv.launch(SOURCE, f"csr_split<{I}, {T}>", -(-nse // CHUNK) * N,
+                   (crow, col, values, x2, np.int64(M), np.int64(K), np.int64(N), np.int64(nse), np.int64(CHUNK), y, stats))  # fmt: skip
+    elif N == 1:
+        y = xp.empty((M, 1), values.dtype)
+        lanes = lanes_for(mean)
+        drv.launch(SOURCE, f"csr_mv_rows<{I}, {T}>", -(-M // (32 // lanes)) * 32,
+                   (crow, col, values, x2, np.int64(M), np.int64(K), np.int64(nse), np.int32(lanes), y, stats))  # fmt: skip
+    else:
+        y = xp.empty((M, N), values.dtype)
+        drv.launch(SOURCE, f"csr_mm_rows<{I}, {T}>", M * N,
+                   (crow, col, values, x2, np.int64(M), np.int64(K), np.int64(N), np.int64(nse), y, stats))  # fmt: skip
+    flags = _raise_bad(read_stats(stats), *bad)
+    return _finish(y, acc_dtype, values.dtype, dtype, vector, report_finite, flags)
+
+
+def bsr_matmul_dense(crow, col, blocks, x, report_finite=False):
+    """``A @ x`` for a BSR matrix A (crow int[MB + 1], col int[nse] in [0, K // bw), blocks
+    (nse, bh, bw)) and a dense x (K,) or (K, N), K a multiple of bw; with ``report_finite`` also
+    whether every element of y is finite. Errors as :func:`csr_matmul_dense`."""
+    fname = "bsr_matmul_dense"
+    drv = driver_for(crow, col, blocks, x)
+    xp = drv.xp
+    crow, col = _indices(xp, fname, crow, "crow", col, "col")
+    blocks, x2, vector, dtype = _operands(xp, fname, blocks, "blocks", x)
+    nse = col.shape[0]
+    blocks = _as_blocks(fname, blocks, nse, "col")
+    _, bh, bw = blocks.shape
+    MB = crow.shape[0] - 1
+    K, N = x2.shape
+    if K % bw:
+        raise ValueError(
+            f"{fname}: x has shape {x.shape}: its first dimension is not a multiple of the block width "
+            f"(blocks of shape {blocks.shape})"
+        )
+    KB = K // bw
+    stats = new_stats(xp, MB + 1)
+    bad = (fname, crow, "crow", col, "col", KB, "block columns")
+    if MB == 0 or N == 0 or nse == 0 or K == 0:
+        _check_pointers(drv, crow, nse, stats)
+        _check_indices(drv, col, KB, stats)
+        _raise_bad(read_stats(stats), *bad)
+        return _finish(xp.zeros((MB * bh, N), blocks.dtype), None, blocks.dtype, dtype, vector, report_finite, 0)
+    y = xp.empty((MB * bh, N), blocks.dtype)
+    name = f"bsr_rows<{index_type(crow.dtype)}, {c_type(blocks.dtype)}>"
+    drv.launch(SOURCE, name, MB * bh * N,
+               (crow, col, blocks, x2, np.int64(MB), np.int64(KB), np.int64(bh), np.int64(bw), np.int64(N),
+                np.int64(nse), y, stats))  # fmt: skip
+    flags = _raise_bad(read_stats(stats), *bad)
+    return _finish(y, None, blocks.dtype, dtype, vector, report_finite, flags)
+
+
+def csc_matmul_dense(ccol, row, values, x, nrows):
+    """``A @ x`` for a CSC matrix A of ``nrows`` rows (ccol int[K + 1], row int[nse] in [0, nrows),
+    values (nse,)) and a dense x (K,) or (K, N). Errors as :func:`csr_matmul_dense`."""
+    fname = "csc_matmul_dense"
+    drv = driver_for(ccol, row, values, x)
+    xp = drv.xp
+    ccol, row = _indices(xp, fname, ccol, "ccol", row, "row")
+    values, x2, vector, dtype = _operands(xp, fname, values, "values", x)
+    nse = row.shape[0]
+    if values.shape != (nse,):
+        raise ValueError(f"{fname}: values has shape {values.shape} but row has shape {row.shape}")
+    M = int(nrows)
+    if M < 0:
+        raise ValueError(f"{fname}: nrows must be >= 0, got {M}")
+    K = ccol.shape[0] - 1
+    if x2.shape[0] != K:
+        raise ValueError(
+            f"{fname}: A has shape ({M}, {K}) (from nrows and ccol of shape {ccol.shape}) but x has shape {x.shape}"
+        )
+    N = x2.shape[1]
+    stats = new_stats(xp, K + 1)
+    bad = (fname, ccol, "ccol", row, "row", M, "rows")
+    _check_pointers(drv, ccol, nse, stats)
+    if M == 0 or N == 0 or nse == 0 or K == 0:
+        _check_indices(drv, row, M, stats)
+        _raise_bad(read_stats(stats), *bad)
+        return _finish(xp.zeros((M, N), values.dtype), None, values.dtype, dtype, vector, False, 0)
+    y, acc_dtype = _accumulator(xp, (M, N), values.dtype)
+    drv.launch(SOURCE, f"csc_scatter<{index_type(ccol.dtype)}, {c_type(values.dtype)}>", nse * N,
+               (ccol, row, values, x2, np.int64(M), np.int64(K), np.int64(N), np.int64(nse), y, stats))  # fmt: skip
+    _raise_bad(read_stats(stats), *bad)
+    return _finish(y, acc_dtype, values.dtype, dtype, vector, False, 0)
+
+
+def bsc_matmul_dense(ccol, row, blocks, x, nrows):
+    """``A @ x`` for a BSC matrix A of ``nrows`` rows (ccol int[KB + 1], row int[nse] in
+    [0, nrows // bh), blocks (nse, bh, bw) in the matrix's orientation) and a dense x (KB * bw,) or
+    (KB * bw, N). Errors as :func:`csr_matmul_dense`."""
+    fname = "bsc_matmul_dense"
+    drv = driver_for(ccol, row, blocks, x)
+    xp = drv.xp
+    ccol, row = _indices(xp, fname, ccol, "ccol", row, "row")
+    blocks, x2, vector, dtype = _operands(xp, fname, blocks, "blocks", x)
+    nse = row.shape[0]
+    blocks = _as_blocks(fname, blocks, nse, "row")
+    _, bh, bw = blocks.shape
+    M = int(nrows)
+    if M < 0 or M % bh:
+        raise ValueError(f"{fname}: nrows = {M} must be a non-negative multiple of bh = {bh} (blocks {blocks.shape})")
+    KB = ccol.shape[0] - 1
+    if x2.shape[0] != KB * bw:
+        raise ValueError(
+            f"{fname}: A has shape ({M}, {KB * bw}) (from nrows, ccol of shape {ccol.shape} and blocks "
+            f"{blocks.shape}) but x has shape {x.shape}"
+        )
+    N = x2.shape[1]
+    MB = M // bh
+    stats = new_stats(xp, KB + 1)
+    bad = (fname, ccol, "ccol", row, "row", MB, "block rows")
+    _check_pointers(drv, ccol, nse, stats)
+    if MB == 0 or N == 0 or nse == 0 or KB == 0:
+        _check_indices(drv, row, MB, stats)
+        _raise_bad(read_stats(stats), *bad)
+        return _finish(xp.zeros((M, N), blocks.dtype), None, blocks.dtype, dtype, vector, False, 0)
+    y, acc_dtype = _accumulator(xp, (M, N), blocks.dtype)
+    drv.launch(SOURCE, f"bsc_scatter<{index_type(ccol.dtype)}, {c_type(blocks.dtype)}>", nse * bh * N,
+               (ccol, row, blocks, x2, np.int64(MB), np.int64(KB), np.int64(bh), np.int64(bw), np.int64(N),
+                np.int64(nse), y, stats))  # fmt: skip
+    _raise_bad(read_stats(stats), *bad)
+    return _finish(y, acc_dtype, blocks.dtype, dtype, vector, False, 0)
