@@ -29,6 +29,7 @@ import importlib
 import importlib.util
 import warnings
 
+from . import _jit  # reads SPARRAY_JIT at import, as SPARRAY_BACKEND is read below
 from ._namespace import backend_kind
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
 BACKENDS = ("numba", "cupy", "generic")
 
 _REGISTRY: dict[tuple[str, str, str], object] = {}
+_TARGETS: dict[tuple[str, str, str], str] = {}  # "module:function" of the kernels registered by name
 _JIT: set[tuple[str, str, str]] = set()  # entries that wake a JIT (numba): skipped for small inputs
 
 # Below this much work (rows), the generic path on NumPy data takes microseconds while waking
@@ -71,6 +73,8 @@ def register(op: str, layout: str, backend: str, impl=None, *, jit: bool = False
 
     def deco(fn):
         _REGISTRY[(op, layout, backend)] = fn
+        if isinstance(fn, str):
+            _TARGETS[(op, layout, backend)] = fn
         if jit:
             _JIT.add((op, layout, backend))
         return fn
@@ -202,27 +206,45 @@ def _lookup(op: str, layout: str, xp, work=None):
 def call(op: str, layout: str, xp, *args, work=None):
     """Run ``op`` for ``layout`` on data of namespace ``xp`` with the best registered implementation.
 
-    ``work`` (rows to process) lets small inputs skip JIT kernels (see ``SMALL_WORK``).
+    ``work`` (rows to process) lets small inputs skip JIT kernels (see ``SMALL_WORK``). A numba
+    kernel that is not compiled yet on this machine answers through the generic implementation
+    while it compiles in the background, unless a backend is forced or the JIT mode is "eager"
+    (see ``sparray._jit``).
     """
     backend, impl = _lookup(op, layout, xp, work)
     if backend == "generic":
         return impl(xp, *args)
     from .kernels import KernelDeclined
 
+    jit = (op, layout, backend) in _JIT
+    key = _jit.key_of(op, layout, args) if jit else None
+    background = jit and _jit.mode() == "background" and forced_backend() is None
+    if background and not _jit.ready(key) and (op, layout, backend) in _TARGETS:
+        if _jit.compile_in_background(key, _TARGETS[(op, layout, backend)], args):
+            return _generic(op, layout)(xp, *args)
     try:
-        return impl(*args)
+        with _jit.kernel_guard() if backend == "numba" else contextlib.nullcontext():
+            out = impl(*args)
     except KernelDeclined as why:
-        key = (op, str(why))
-        if key not in _WARNED:
-            _WARNED.add(key)
+        if jit:
+            _jit.mark_ready(key)
+        warn_key = (op, str(why))
+        if warn_key not in _WARNED:
+            _WARNED.add(warn_key)
             warnings.warn(
                 f"sparray: the {backend} kernel for {op!r} declined ({why}); running the generic "
                 "implementation instead",
                 SparrayPerformanceWarning,
                 stacklevel=3,
             )
-        return _resolve(_REGISTRY[(op, layout, "generic")])(xp, *args)
+        return _generic(op, layout)(xp, *args)
+    if jit:
+        _jit.mark_ready(key)
+    return out
 
+
+def _generic(op, layout):
+    return _resolve(_REGISTRY[(op, layout, "generic")])
 
 
 def kernel_table() -> str:

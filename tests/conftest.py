@@ -8,12 +8,17 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import sparray
+from sparray import _jit
 
 _QUIET = {"deadline": None, "suppress_health_check": list(HealthCheck)}
 settings.register_profile("ci", max_examples=25, derandomize=True, **_QUIET)
 settings.register_profile("dev", max_examples=100, **_QUIET)
 settings.register_profile("long", max_examples=250, **_QUIET)
 settings.load_profile("ci")  # hypothesis's own --hypothesis-profile option loads another one after this
+
+# The suite checks the kernels the registry picks, so they compile on first use rather than in the
+# background (test_jit.py checks background compilation in subprocesses of its own).
+_jit.set_mode("eager")
 
 
 @pytest.fixture(params=["numba", "generic"])

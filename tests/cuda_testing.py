@@ -101,5 +101,6 @@ def emulate_cuda_registry():
     for op, layout, backend, target in KERNELS:
         if backend == "cupy" and (op, layout, "numba") in _dispatch._REGISTRY:
             _dispatch._REGISTRY[(op, layout, "numba")] = target
+            _dispatch._TARGETS[(op, layout, "numba")] = target
             swapped.append((op, layout))
     return swapped

@@ -29,7 +29,8 @@ def test_tour_runs_every_section():
     assert done.returncode == 0, done.stderr[-3000:]
     for n in range(1, 11):
         assert f"\n{n}. " in "\n" + done.stdout, f"section {n} missing"
-    assert "backends agree                         True" in done.stdout
+    assert "dense NumPy D @ x" in done.stdout and "same y: True" in done.stdout
+    assert "same y: False" not in done.stdout
 
 
 def test_warmup_runs_each_family_against_numpy(monkeypatch, capsys):
