@@ -101,12 +101,13 @@ def spgemm(xp, a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
     total = int(xp.sum(lengths)) if lengths.shape[0] else 0
     if total == 0:
         return xp.zeros((m + 1,), dtype=xp.int64), xp.zeros((0,), dtype=xp.int64), xp.zeros((0,), dtype=a_values.dtype)
-    owner = xp.repeat(xp.arange(lengths.shape[0], dtype=xp.int64), lengths)
-    first = xp.cumulative_sum(lengths) - lengths  # where each A entry's run starts among the products
-    b_pos = xp.take(starts, owner) + (xp.arange(total, dtype=xp.int64) - xp.take(first, owner))
+    # product p of A entry e (its run starts at first[e] among the products) reads B entry
+    # starts[e] + p - first[e]; runs are expanded with repeat, cheaper than gathers by owner
+    first = xp.cumulative_sum(lengths) - lengths
+    b_pos = xp.repeat(starts - first, lengths) + xp.arange(total, dtype=xp.int64)
     j = xp.astype(xp.take(b_col, b_pos), xp.int64)
-    keys = xp.take(a_rows, owner) * max(ncols, 1) + j
-    products = xp.take(a_values, owner) * xp.take(b_values, b_pos)
+    keys = xp.repeat(a_rows * max(ncols, 1), lengths) + j
+    products = xp.repeat(a_values, lengths) * xp.take(b_values, b_pos)
     ukeys, sums = coalesce_generic(xp, keys, xp.reshape(products, (total, 1)))
     out_rows = ukeys // max(ncols, 1)
     crow = xp.searchsorted(out_rows, xp.arange(m + 1, dtype=xp.int64))
