@@ -9,7 +9,9 @@ Registered in the device registry as the ``"generic"`` implementations of
 
 - ``coalesce(keys, values) -> (ukeys, uvalues)``: duplicates summed (bool: or);
 - ``group_reduce(keys, values, nkeys, op) -> (ukeys, acc, counts)``, op in sum/prod/max/min;
-- ``scatter_sum(keys, values, nkeys) -> acc``: the per-key sums as a dense ``(nkeys, m)`` array.
+- ``scatter_sum(keys, values, nkeys) -> acc``: the per-key sums as a dense ``(nkeys, m)`` array;
+- ``group_reduce`` [csr] ``(offsets, values, op) -> (runs, acc, counts)``: the same grouped by
+  CSR-style pointers (run g is ``values[offsets[g]:offsets[g + 1]]``), the non-empty runs only.
 
 ``values`` are always 2-d ``(n, m)``; keys int64 in ``[0, nkeys)``.
 """
@@ -18,7 +20,8 @@ from __future__ import annotations
 
 from ._dispatch import register
 
-__all__ = ["segment_reduce_sorted", "coalesce_generic", "group_reduce_generic", "scatter_sum_generic", "OPS"]
+__all__ = ["segment_reduce_sorted", "coalesce_generic", "group_reduce_generic", "group_reduce_rows_generic",
+           "scatter_sum_generic", "OPS"]
 
 OPS = ("sum", "prod", "max", "min")
 
@@ -79,6 +82,14 @@ def group_reduce_generic(xp, keys, values, nkeys, op):
     sk, sv, starts = _sorted_runs(xp, keys, values)
     acc, counts = segment_reduce_sorted(xp, starts, sv, op)
     return sk[starts], acc, counts
+
+
+@register("group_reduce", "csr", "generic")
+def group_reduce_rows_generic(xp, offsets, values, op):
+    """Runs marked by pointers: each entry's run from the pointers, then :func:`group_reduce_generic`."""
+    from ._compressed_generic import expand_offsets
+
+    return group_reduce_generic(xp, expand_offsets(xp, offsets, xp.int64), values, offsets.shape[0] - 1, op)
 
 
 @register("scatter_sum", "coo", "generic")

@@ -8,7 +8,8 @@ from cuda_testing import DEVICES, INDEX_DTYPES, VALUE_DTYPES, random_values, req
 from sparray.kernels import KernelDeclined
 from sparray.kernels.cpu.group_reduce import group_reduce as cpu_group_reduce
 from sparray.kernels.cpu.scatter import scatter_sum as cpu_scatter_sum
-from sparray.kernels.cuda.group_reduce import group_reduce
+from sparray.kernels.cpu.group_reduce import group_reduce_rows as cpu_group_reduce_rows
+from sparray.kernels.cuda.group_reduce import group_reduce, group_reduce_rows
 from sparray.kernels.cuda.scatter import DTYPES as SCATTER_DTYPES
 from sparray.kernels.cuda.scatter import scatter_sum
 
@@ -59,6 +60,35 @@ def test_group_reduce_matches_numba(device, dtype, op):
         assert to_host(uk).dtype == to_host(counts).dtype == np.int64
         assert to_host(acc).dtype == eacc.dtype and to_host(acc).shape == eacc.shape
         np.testing.assert_array_equal(to_host(acc), eacc)  # the same order of operations
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", VALUE_DTYPES, ids=str)
+def test_group_reduce_rows_matches_numba(device, dtype):
+    rng = np.random.default_rng(21)
+    for c, (nrows, n) in enumerate([(0, 0), (4, 0), (1, 5), (30, 200)]):
+        keys = np.sort(skewed_keys(rng, n, nrows)) if nrows else np.zeros(0, np.int64)
+        offsets = np.searchsorted(keys, np.arange(nrows + 1)).astype(INDEX_DTYPES[c % 2])
+        values = random_values(rng, (n, 2), dtype)
+        for op in OPS:
+            if dtype == np.bool_ and op in ("sum", "prod"):
+                with pytest.raises(KernelDeclined, match=f"does not {op} bool"):
+                    group_reduce_rows(to_device(offsets, device), to_device(values, device), op)
+                continue
+            got = [to_host(a) for a in group_reduce_rows(to_device(offsets, device), to_device(values, device), op)]
+            want = cpu_group_reduce_rows(offsets, values, op)
+            for g, w in zip(got, want):
+                assert g.dtype == w.dtype and g.shape == w.shape
+                np.testing.assert_array_equal(g, w)  # both reduce each run left to right
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_group_reduce_rows_bad_pointers(device):
+    v = to_device(np.ones((3, 1)), device)
+    for offsets in ([0, 2, 1, 3], [0, 2, 4], [1, 3]):
+        msg = _same_errors(lambda: group_reduce_rows(to_device(np.array(offsets), device), v, "sum"),
+                           lambda: cpu_group_reduce_rows(np.array(offsets), np.ones((3, 1)), "sum"))  # fmt: skip
+        assert "offsets" in msg
 
 
 @pytest.mark.parametrize("device", DEVICES)

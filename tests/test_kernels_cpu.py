@@ -333,6 +333,47 @@ def test_group_reduce_small(nkeys, n, m, dtype):
         check_group(keys, values, nkeys, op)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("nrows,n", [(0, 0), (5, 0), (1, 7), (9, 40), (3000, 70000)])
+def test_group_reduce_rows_equals_keyed_reduction(nrows, n, dtype):
+    """Runs between CSR-style pointers give group_reduce's result for the expanded keys, bit for
+    bit (both reduce each run left to right), empty runs left out; and the generic twin agrees."""
+    import array_api_compat.numpy as xnp
+
+    from sparray._segments import group_reduce_rows_generic
+
+    rng = np.random.default_rng(nrows + n)
+    keys = np.sort(rng.integers(0, max(nrows, 1), n)) if nrows else np.zeros(0, np.int64)
+    offsets = np.searchsorted(keys, np.arange(nrows + 1)).astype(np.int32 if nrows % 2 else np.int64)
+    values = rand_values(rng, n, 2, dtype, nan=True)
+    for op in OPS:
+        if dtype == np.bool_ and op in ("sum", "prod"):
+            with pytest.raises(KernelDeclined):
+                gr.group_reduce_rows(offsets, values, op)
+            continue
+        runs, acc, cnt = gr.group_reduce_rows(offsets, values, op)
+        uk, racc, rcnt = gr.group_reduce(keys, values, max(nrows, 1), op)
+        np.testing.assert_array_equal(runs, uk)
+        np.testing.assert_array_equal(cnt, rcnt)
+        assert runs.dtype == cnt.dtype == np.int64 and acc.dtype == values.dtype
+        assert_same(acc, racc)
+        g = group_reduce_rows_generic(xnp, offsets, values, op)
+        np.testing.assert_array_equal(g[0], runs)
+        assert_same(g[1], acc)
+
+
+def test_group_reduce_rows_bad_pointers():
+    v = np.ones((3, 1))
+    with pytest.raises(ValueError, match="non-decreasing: offsets\\[2\\] = 1 < offsets\\[1\\] = 2"):
+        gr.group_reduce_rows(np.array([0, 2, 1, 3]), v, "sum")
+    with pytest.raises(ValueError, match="from 0 to len\\(values\\) = 3"):
+        gr.group_reduce_rows(np.array([0, 2, 4]), v, "sum")
+    with pytest.raises(ValueError, match="at least one element"):
+        gr.group_reduce_rows(np.zeros(0, np.int64), v, "sum")
+    with pytest.raises(ValueError, match="op must be one of"):
+        gr.group_reduce_rows(np.array([0, 3]), v, "mean")
+
+
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("nkeys", [1000, 10**12])
 def test_group_reduce_large(nkeys, op):

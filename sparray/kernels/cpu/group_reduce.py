@@ -23,6 +23,7 @@ import numpy as np
 import numba
 
 from .. import KernelDeclined
+from ._common import as_index, row_splits
 from ._sort import (
     OP_CODES,
     _as_int64_1d,
@@ -39,7 +40,7 @@ from ._sort import (
 )
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
-__all__ = ["group_reduce", "dense_threshold"]
+__all__ = ["group_reduce", "group_reduce_rows", "dense_threshold"]
 
 _PJIT = dict(cache=True, nogil=True, parallel=True)
 
@@ -267,3 +268,113 @@ def _group_reduce(keys, vv, nkeys, op, dtype):
     else:
         acc = segment_reduce(part.reshape(nch * nkeys, m), starts, op, perm)
     return ukeys, acc.view(dtype), counts
+
+
+@numba.njit(**_PJIT)
+def _count_runs(offsets, n, splits):
+    """Per chunk of runs (splits): the non-empty runs, and 1 where a pointer pair is bad (reversed or
+    outside [0, n]); nothing is read through a pointer."""
+    nch = splits.shape[0] - 1
+    cnt = np.zeros(nch, np.int64)
+    bad = np.zeros(nch, np.int64)
+    for c in numba.prange(nch):
+        k = 0
+        b_ = 0
+        for g in range(splits[c], splits[c + 1]):
+            a = offsets[g]
+            b = offsets[g + 1]
+            if a < 0 or b < a or b > n:
+                b_ = 1
+            elif b > a:
+                k += 1
+        cnt[c] = k
+        bad[c] = b_
+    return cnt, bad
+
+
+@numba.njit(cache=True, nogil=True)
+def _reduce_run(values, a, b, op, out, k):
+    """out[k] = values[a:b] reduced left to right (a < b), one loop per op."""
+    m = values.shape[1]
+    for j in range(m):
+        acc = values[a, j]
+        if op == 0:
+            for i in range(a + 1, b):
+                acc += values[i, j]
+        elif op == 1:
+            for i in range(a + 1, b):
+                acc *= values[i, j]
+        else:
+            for i in range(a + 1, b):
+                acc = _combine_impl(op, acc, values[i, j])
+        out[k, j] = acc
+
+
+@numba.njit(**_PJIT)
+def _reduce_runs(offsets, values, op, splits, first, runs, acc, counts):
+    """The non-empty runs of each chunk, in order, from slot first[c] on (pointers checked before)."""
+    for c in numba.prange(splits.shape[0] - 1):
+        k = first[c]
+        for g in range(splits[c], splits[c + 1]):
+            a = offsets[g]
+            b = offsets[g + 1]
+            if b > a:
+                runs[k] = g
+                counts[k] = b - a
+                _reduce_run(values, a, b, op, acc, k)
+                k += 1
+
+
+def group_reduce_rows(offsets, values, op):
+    """Reduce the rows of ``values`` in the runs that CSR-style pointers mark: run g is
+    ``values[offsets[g]:offsets[g + 1]]`` (the specified elements of row g of a CSR, or column g of a
+    CSC), so a reduction along the plain axis needs no keys at all.
+
+    Parameters
+    ----------
+    offsets : int32/int64[G + 1], offsets[0] = 0, non-decreasing, offsets[-1] = n.
+    values : (n, m) array of a supported dtype (kept; bool sum/prod are declined).
+    op : ``"sum"``, ``"prod"``, ``"max"`` or ``"min"``, with :func:`group_reduce`'s rules.
+
+    Returns
+    -------
+    (runs, acc, counts): the non-empty runs g (int64, increasing), their reductions (nu, m), each
+    left to right, and their lengths (int64) -- :func:`group_reduce`'s result for the keys
+    ``g`` repeated ``offsets[g + 1] - offsets[g]`` times.
+
+    Two parallel passes over chunks of runs balanced by entries: count (and check) the non-empty
+    runs, then reduce each into its slot. ValueError naming the first bad pointer; KernelDeclined for
+    an unsupported dtype.
+
+    >>> group_reduce_rows(np.array([0, 2, 2, 3]), np.array([[1.0], [2.0], [4.0]]), "sum")
+    (array([0, 2]), array([[3.],
+           [4.]]), array([2, 1]))
+    """
+    if op not in OP_CODES:
+        raise ValueError(f"op must be one of {sorted(OP_CODES)}, got {op!r}")
+    offsets = as_index(offsets, "offsets", "group_reduce_rows")
+    if offsets.shape[0] == 0:
+        raise ValueError("group_reduce_rows: offsets must have at least one element (offsets[0] = 0)")
+    values = np.asarray(values)
+    values = check_values(values, values.shape[0] if values.ndim else 0)
+    n, m = values.shape
+    if values.dtype == np.bool_ and op in ("sum", "prod"):
+        raise KernelDeclined(f"group_reduce does not {op} bool values; cast them to an integer dtype first")
+    if offsets[0] != 0 or offsets[-1] != n:
+        raise ValueError(f"group_reduce_rows: offsets must run from 0 to len(values) = {n}; got {offsets[0]} to {offsets[-1]}")
+    G = offsets.shape[0] - 1
+    with threads_for(n * m + G):
+        splits = row_splits(offsets, max(1, num_chunks(n + G, 1 << 14) * 4))
+        cnt, bad = _count_runs(offsets, n, splits)
+        if bad.any():
+            g = int(np.flatnonzero(offsets[1:] < offsets[:-1])[0]) + 1
+            raise ValueError(f"group_reduce_rows: offsets must be non-decreasing: offsets[{g}] = {offsets[g]} < offsets[{g - 1}] = {offsets[g - 1]}")
+        first = np.zeros(cnt.shape[0] + 1, np.int64)
+        np.cumsum(cnt, out=first[1:])
+        nu = int(first[-1])
+        runs = np.empty(nu, np.int64)
+        counts = np.empty(nu, np.int64)
+        vv = value_view(values)
+        acc = np.empty((nu, m), vv.dtype)
+        _reduce_runs(offsets, vv, OP_CODES[op], splits, first, runs, acc, counts)
+    return runs, acc.view(values.dtype), counts

@@ -9,6 +9,10 @@ kernel's sorted and sort paths, so results agree with them bit for bit (its dens
 few keys, differs only in the sign of a zero sum: it starts from +0). No accumulator of ``nkeys``
 rows is ever allocated.
 
+:func:`group_reduce_rows` takes the runs from CSR-style pointers instead of keys (the reductions
+along the plain axis of a CSR/CSC): the non-empty runs by the array library's ``flatnonzero`` over
+the pointers' differences, then the same ``segment_reduce``.
+
 >>> import numpy as np
 >>> k, acc, counts = group_reduce(np.array([2, 0, 2]), np.array([[1.0], [2.0], [4.0]]), 3, "sum")
 >>> k.tolist(), acc.ravel().tolist(), counts.tolist()
@@ -24,7 +28,7 @@ from ._arrays import index_array, stable_argsort, value_rows
 from ._build import VALUE_DTYPES, c_type
 from ._driver import driver_for
 
-__all__ = ["group_reduce"]
+__all__ = ["group_reduce", "group_reduce_rows"]
 
 SOURCE = "group_reduce.cu"
 OPS = ("sum", "prod", "max", "min")
@@ -80,3 +84,39 @@ def group_reduce(keys, values, nkeys, op):
     name = f"segment_reduce<sp_{op}, {c_type(values.dtype)}>"
     drv.launch(SOURCE, name, nseg * m, (perm, bounds, np.int64(nseg), values, np.int64(m), acc))
     return skeys[starts], acc, xp.diff(bounds)
+
+
+def group_reduce_rows(offsets, values, op):
+    """Reduce the runs ``values[offsets[g]:offsets[g + 1]]`` (contract: ``group_reduce_rows`` of
+    ``kernels/cpu/group_reduce.py``): (non-empty runs int64, acc (nu, m), counts int64)."""
+    if op not in OPS:
+        raise ValueError(f"op must be one of {sorted(OPS)}, got {op!r}")
+    drv = driver_for(offsets, values)
+    xp = drv.xp
+    offsets = index_array(xp, offsets, "offsets", "group_reduce_rows")
+    if offsets.shape[0] == 0:
+        raise ValueError("group_reduce_rows: offsets must have at least one element (offsets[0] = 0)")
+    values = xp.asarray(values)
+    n = values.shape[0] if values.ndim else 0
+    values = value_rows(xp, values, n, "group_reduce_rows")
+    m = values.shape[1]
+    if values.dtype == np.bool_ and op in ("sum", "prod"):
+        raise KernelDeclined(f"group_reduce does not {op} bool values; cast them to an integer dtype first")
+    ends = [int(v) for v in xp.stack([offsets[0], offsets[-1]]).tolist()]
+    if ends != [0, n]:
+        raise ValueError(f"group_reduce_rows: offsets must run from 0 to len(values) = {n}; got {ends[0]} to {ends[1]}")
+    lengths = xp.diff(offsets)
+    bad = xp.flatnonzero(lengths < 0)
+    if bad.shape[0]:
+        g = int(bad[0]) + 1
+        lo, hi = drv.scalar(offsets[g - 1 : g]), drv.scalar(offsets[g : g + 1])
+        raise ValueError(f"group_reduce_rows: offsets must be non-decreasing: offsets[{g}] = {hi} < offsets[{g - 1}] = {lo}")
+    runs = xp.flatnonzero(lengths).astype(xp.int64, copy=False)
+    nseg = runs.shape[0]
+    bounds = xp.concatenate([offsets[runs], xp.asarray([n], dtype=xp.int64)])  # non-empty runs of [0, n)
+    acc = xp.empty((nseg, m), values.dtype)
+    if nseg:
+        perm = xp.arange(n, dtype=xp.int64)
+        name = f"segment_reduce<sp_{op}, {c_type(values.dtype)}>"
+        drv.launch(SOURCE, name, nseg * m, (perm, bounds, np.int64(nseg), values, np.int64(m), acc))
+    return runs, acc, lengths[runs].astype(xp.int64, copy=False)

@@ -1,0 +1,106 @@
+"""Reductions of CSR and CSC arrays straight from their components (issue 20): every kind, over the
+compressed axis, the plain axis, both, and dense axes, with keepdims, fills 0 / 1.5 / nan / -inf
+(integer and bool fills too), empty and full rows and columns, hybrid dense dims; against NumPy on
+the dense array, through the numba kernels and the generic path; and without a COO on the way."""
+
+import numpy as np
+import pytest
+
+import sparray
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy on empty slices
+
+KINDS = ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all")
+AXES = (0, 1, None, (0, 1), -1, (1, -1), (0, -1))
+
+
+def _dense(rng, shape, dtype, fill):
+    """A dense array of ``shape``: a random pattern holding random values, the fill elsewhere, one
+    empty row and column, one full row and column (so some groups have no unspecified element)."""
+    mask = rng.random(shape[:2]) < 0.4
+    if shape[0] > 2 and shape[1] > 2:
+        mask[1, :], mask[:, 2] = False, False
+        mask[0, :], mask[:, 0] = True, True
+    values = rng.integers(-3, 4, shape) if dtype.kind in "iub" else rng.standard_normal(shape) * 2
+    if dtype.kind == "c":
+        values = values + 1j * rng.standard_normal(shape)
+    if dtype == np.bool_:
+        values = values > 0
+    D = np.full(shape, fill, dtype)
+    m = mask.reshape(mask.shape + (1,) * (len(shape) - 2))
+    D = np.where(np.broadcast_to(m, shape), values.astype(dtype), D)
+    return D, mask
+
+
+CASES = [
+    ("float64", 0.0), ("float64", 1.5), ("float64", np.nan), ("float64", -np.inf),
+    ("int64", 0), ("int64", 3), ("bool", False), ("bool", True), ("complex128", 0.0), ("float32", -2.0),
+]  # fmt: skip
+
+
+def _check(got, want, kind):
+    got = got.to_dense() if hasattr(got, "to_dense") else np.asarray(got)
+    assert got.shape == want.shape, (kind, got.shape, want.shape)
+    if want.dtype.kind in "biu":
+        np.testing.assert_array_equal(got, want)
+    else:
+        rtol = 1e-5 if want.dtype in (np.float32, np.complex64) else 1e-10
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+@pytest.mark.parametrize("shape", [(7, 9), (6, 5, 2), (0, 4), (5, 0)], ids=str)
+@pytest.mark.parametrize("dtype,fill", CASES, ids=[f"{d}-{f}" for d, f in CASES])
+def test_every_kind_and_axis_against_numpy(backend, layout, shape, dtype, fill):
+    dtype = np.dtype(dtype)
+    rng = np.random.default_rng(len(shape) * 7 + shape[0])
+    D, _ = _dense(rng, shape, dtype, fill)
+    A = sparray.asarray(D, layout=layout, fill_value=np.asarray(fill, dtype), sparse_ndim=2)
+    with np.errstate(all="ignore"):
+        for kind in KINDS:
+            if dtype == np.bool_ and kind in ("mean", "var", "std"):
+                continue
+            for axis in AXES:
+                if axis is not None and -1 in np.atleast_1d(axis) and len(shape) == 2:
+                    continue
+                for keepdims in (False, True):
+                    try:
+                        want = getattr(np, kind)(D, axis=axis, keepdims=keepdims)
+                    except ValueError:  # max/min of no element
+                        with pytest.raises(ValueError, match="zero-size"):
+                            getattr(sparray, kind)(A, axis=axis, keepdims=keepdims)
+                        continue
+                    _check(getattr(sparray, kind)(A, axis=axis, keepdims=keepdims), np.asarray(want), (kind, axis))
+
+
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_sparse_axes_reduce_without_a_coo(layout, kind, monkeypatch):
+    rng = np.random.default_rng(3)
+    D, _ = _dense(rng, (30, 40), np.dtype(np.float64), 1.5)
+    A = sparray.asarray(D, layout=layout, fill_value=1.5)
+
+    def no_coo(self, *a, **k):
+        raise AssertionError("a CSR/CSC reduction went through the COO form")
+
+    monkeypatch.setattr(type(A), "to_layout", no_coo)
+    with sparray.use_backend("numba"):
+        for axis in (0, 1, None):
+            _check(getattr(sparray, kind)(A, axis=axis), np.asarray(getattr(np, kind)(D, axis=axis)), kind)
+
+
+def test_large_compressed_reductions_match_numpy():
+    """Sizes past the JIT threshold with the automatic backend choice, and every strategy: runs
+    between pointers, a scatter of sums and counts, and the transposed pattern for max."""
+    rng = np.random.default_rng(11)
+    n, nse = 40_000, 300_000
+    rows, cols = rng.integers(0, n, nse), rng.integers(0, 2000, nse)
+    D = np.zeros((n, 2000))
+    np.add.at(D, (rows, cols), rng.random(nse))
+    for layout in ("csr", "csc"):
+        A = sparray.asarray(D, layout=layout)
+        B = sparray.asarray(np.where(D != 0, D, -1.0), layout=layout, fill_value=-1.0)
+        for axis in (0, 1):
+            _check(sparray.sum(A, axis=axis), D.sum(axis=axis), "sum")
+            _check(sparray.max(B, axis=axis), np.where(D != 0, D, -1.0).max(axis=axis), "max")
+            _check(sparray.mean(B, axis=axis), np.where(D != 0, D, -1.0).mean(axis=axis), "mean")
