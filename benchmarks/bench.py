@@ -250,6 +250,10 @@ def sparray_sum(axis, dense=False):
     return f
 
 
+def sparray_reduce(kind, axis):
+    return lambda A: getattr(lib("sparray"), kind)(A, axis=axis)
+
+
 def scipy_sum(axis):
     return lambda A: A.sum(axis=axis)  # returns a dense 1-D ndarray
 
@@ -310,6 +314,8 @@ def compare_triplets(a, b) -> str | None:
 
 
 def dense1d(libname: str, x):
+    if libname == "scipy" and hasattr(x, "toarray"):  # e.g. csr_array.max(axis): a sparse result
+        x = x.toarray()
     if libname == "sparray":
         x = x.to_dense() if hasattr(x, "to_dense") else x
     elif libname == "sparse":
@@ -457,6 +463,20 @@ def build_cases() -> list:
                 check="dense1d", slow=("sparse",) if axis == 0 else (),
                 note="native result type: 1-D sparse for sparray/pydata/torch, dense "
                      "ndarray for scipy csr_array"))
+    for mat in ("uniform", "rmat", "poisson"):
+        for axis in (0, 1):
+            cases.append(Case(
+                f"sum(axis={axis}) (CSR)", mat, csr_input,
+                {"sparray": sparray_sum(axis), "scipy": scipy_sum(axis), "sparse": pydata_sum(axis)},
+                check="dense1d", slow=("sparse",) if axis == 0 else (),
+                note="from each library's CSR with int32 indices (pydata GCXS), the layout a CSR user "
+                     "holds; torch has no sum or max of a sparse CSR tensor"))
+            cases.append(Case(
+                f"max(axis={axis}) (CSR)", mat, csr_input,
+                {"sparray": sparray_reduce("max", axis), "scipy": lambda A, axis=axis: A.max(axis=axis),
+                 "sparse": lambda A, axis=axis: A.max(axis=axis)},
+                check="dense1d", slow=("sparse",) if axis == 0 else (),
+                note="max from each library's CSR with int32 indices; results sparse (scipy: a coo_array)"))
     for axis in (0, 1):
         cases.append(Case(
             f"sum(axis={axis})->dense", "uniform", coalesced,

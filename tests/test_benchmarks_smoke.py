@@ -259,7 +259,8 @@ def test_bench_quick_coo_to_csr_only():
 def test_bench_quick_compressed_rows():
     out = _quick("CSR")
     rows = [r for r in _table_rows(out) if not r[0].startswith("Sp") and r[0] != "case"]  # products: below
-    expected = [("A + B (CSR)", "uniform+uniform_b"), ("COO->CSR", "uniform"), ("COO->CSR", "rmat"), ("COO->CSR", "poisson"),
+    reductions = [(f"{k}(axis={a}) (CSR)", m) for m in ("uniform", "rmat", "poisson") for a in (0, 1) for k in ("sum", "max")]
+    expected = [("A + B (CSR)", "uniform+uniform_b"), *reductions, ("COO->CSR", "uniform"), ("COO->CSR", "rmat"), ("COO->CSR", "poisson"),
                 ("CSR->CSC", "uniform"), ("CSR->CSC", "rmat"), ("CSR->CSC", "poisson"),
                 ("transpose CSR", "poisson"), ("dense->CSR", "dense10")]
     assert [(r[0], r[1]) for r in rows] == expected

@@ -28,6 +28,8 @@ from ._sort import (
     OP_CODES,
     _as_int64_1d,
     _combine_impl,
+    _gt,
+    _isnan,
     minmax,
     check_values,
     num_chunks,
@@ -294,7 +296,7 @@ def _count_runs(offsets, n, splits):
 
 @numba.njit(cache=True, nogil=True)
 def _reduce_run(values, a, b, op, out, k):
-    """out[k] = values[a:b] reduced left to right (a < b), one loop per op."""
+    """out[k] = values[a:b] reduced left to right (a < b), one loop per op (max/min stop at a NaN)."""
     m = values.shape[1]
     for j in range(m):
         acc = values[a, j]
@@ -304,9 +306,24 @@ def _reduce_run(values, a, b, op, out, k):
         elif op == 1:
             for i in range(a + 1, b):
                 acc *= values[i, j]
-        else:
-            for i in range(a + 1, b):
-                acc = _combine_impl(op, acc, values[i, j])
+        else:  # max / min with _combine_impl's rules (the first NaN wins): a select per
+            # element and a NaN flag, so the loop has no data-dependent branch
+            nan = _isnan(acc)
+            if op == 2:
+                for i in range(a + 1, b):
+                    v = values[i, j]
+                    acc = v if _gt(v, acc) else acc
+                    nan |= _isnan(v)
+            else:
+                for i in range(a + 1, b):
+                    v = values[i, j]
+                    acc = v if _gt(acc, v) else acc
+                    nan |= _isnan(v)
+            if nan:
+                for i in range(a, b):
+                    if _isnan(values[i, j]):
+                        acc = values[i, j]
+                        break
         out[k, j] = acc
 
 
