@@ -70,13 +70,15 @@ def to_host(a):
     return np.asarray(a)
 
 
-def random_values(rng, shape, dtype):
-    """Random values of ``dtype`` (small integers, so sums stay exact; some NaN in floats)."""
+def random_values(rng, shape, dtype, negative=False):
+    """Random values of ``dtype``: small integers (so sums stay exact; from -9 for signed integers
+    with ``negative``), and quarters for floats and complex."""
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
         return rng.random(shape) < 0.5
     if dtype.kind in "iu":
-        return rng.integers(0, 7, size=shape).astype(dtype)
+        low = -9 if negative and dtype.kind == "i" else 0
+        return rng.integers(low, 7, size=shape).astype(dtype)
     v = rng.integers(-4, 5, size=shape).astype(np.float64) / 4
     if dtype.kind == "c":
         v = v + 1j * rng.integers(-4, 5, size=shape) / 4

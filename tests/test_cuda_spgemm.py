@@ -6,7 +6,7 @@ afterwards sorting, several table batches, empty and skewed rows, and bad input 
 import numpy as np
 import pytest
 
-from cuda_testing import DEVICES, INDEX_DTYPES, requires_gxx, to_device, to_host
+from cuda_testing import DEVICES, INDEX_DTYPES, random_values, requires_gxx, to_device, to_host
 from sparray.kernels import KernelDeclined
 from sparray.kernels.cpu import sddmm as cpu_sddmm
 from sparray.kernels.cpu import spgemm as cpu_spgemm
@@ -21,16 +21,6 @@ NUMERIC = tuple(np.dtype(t) for t in ("int8", "int16", "int32", "int64", "uint8"
 NUMBA_DTYPES = tuple(np.dtype(t) for t in ("float32", "float64", "complex128", "int64"))
 
 
-def _values(rng, n, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind in "iu":
-        return rng.integers(0 if dtype.kind == "u" else -5, 6, size=n).astype(dtype)
-    v = rng.integers(-8, 9, size=n) / 4
-    if dtype.kind == "c":
-        v = v + 1j * rng.integers(-8, 9, size=n) / 4
-    return v.astype(dtype)
-
-
 def _csr(rng, M, N, density, dtype, idx, hub=None):
     """A random CSR (unique, sorted columns; some empty rows; ``hub``: one row with that many entries)."""
     mask = rng.random((M, N)) < density
@@ -40,7 +30,7 @@ def _csr(rng, M, N, density, dtype, idx, hub=None):
         mask[M // 3, :hub] = True
     rows, cols = np.nonzero(mask)
     crow = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=M))]).astype(idx)
-    return crow, cols.astype(idx), _values(rng, rows.shape[0], dtype)
+    return crow, cols.astype(idx), random_values(rng, rows.shape[0], dtype, negative=True)
 
 
 def _dense(crow, col, val, M, N):
@@ -183,7 +173,7 @@ def test_sddmm_matches_dense(device, dtype):
         col = col.copy()
         if col.shape[0] > 3:
             col[1], col[2] = col[2], col[1]  # columns need not be sorted
-        a, bt = _values(rng, R * K, dtype).reshape(R, K), _values(rng, C * K, dtype).reshape(C, K)
+        a, bt = random_values(rng, R * K, dtype, negative=True).reshape(R, K), random_values(rng, C * K, dtype, negative=True).reshape(C, K)
         got = to_host(cuda_sddmm.sddmm(*(to_device(v, device) for v in (crow, col, a, bt))))
         assert got.dtype == dtype and got.shape == col.shape
         rows = np.repeat(np.arange(R), np.diff(crow))

@@ -6,7 +6,7 @@ rows, one huge row, report_finite, bad pointers and indices (the same messages a
 import numpy as np
 import pytest
 
-from cuda_testing import DEVICES, INDEX_DTYPES, requires_gxx, to_device, to_host
+from cuda_testing import DEVICES, INDEX_DTYPES, random_values, requires_gxx, to_device, to_host
 from sparray.kernels import KernelDeclined
 from sparray.kernels.cpu import spmm as cpu
 from sparray.kernels.cuda import spmm
@@ -16,16 +16,6 @@ pytestmark = requires_gxx
 NUMERIC = tuple(np.dtype(t) for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                                       "float32", "float64", "complex64", "complex128"))  # fmt: skip
 NCOLS = (None, 1, 3, 40)  # None: a 1-D x
-
-
-def _values(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind in "iu":
-        return rng.integers(0 if dtype.kind == "u" else -9, 10, size=shape).astype(dtype)
-    v = rng.integers(-8, 9, size=shape) / 4
-    if dtype.kind == "c":
-        v = v + 1j * rng.integers(-8, 9, size=shape) / 4
-    return v.astype(dtype)
 
 
 def _pattern(rng, M, K, density, skew=None):
@@ -44,7 +34,7 @@ def _compressed(major, minor, n, idx):
 
 
 def _x(rng, K, ncols, dtype):
-    return _values(rng, (K,) if ncols is None else (K, ncols), dtype)
+    return random_values(rng, (K,) if ncols is None else (K, ncols), dtype, negative=True)
 
 
 def _same(got, want):
@@ -77,7 +67,7 @@ def test_csr_and_csc_match_dense(device, dtype):
     for c, ncols in enumerate(NCOLS):
         idx = INDEX_DTYPES[c % 2]
         rows, cols = _pattern(rng, M, K, 0.2)
-        vals = _values(rng, rows.shape[0], dtype)
+        vals = random_values(rng, rows.shape[0], dtype, negative=True)
         x = _x(rng, K, ncols, dtype)
         want = _dense_product(rows, cols, vals, M, K, x)
         crow, col = _compressed(rows, cols, M, idx)
@@ -100,7 +90,7 @@ def test_skewed_rows_take_the_balanced_kernel(device, ncols, dtype, monkeypatch)
     rng = np.random.default_rng(5)
     M, K = 60, 300
     rows, cols = _pattern(rng, M, K, 0.03, skew=250)
-    vals = _values(rng, rows.shape[0], dtype)
+    vals = random_values(rng, rows.shape[0], dtype, negative=True)
     x = _x(rng, K, ncols, dtype)
     want = _dense_product(rows, cols, vals, M, K, x)
     for idx in INDEX_DTYPES:
@@ -113,7 +103,7 @@ def test_skewed_rows_take_the_balanced_kernel(device, ncols, dtype, monkeypatch)
     for M1 in (7, 1):
         crow = np.array([0] * (M1 // 2 + 1) + [200] * (M1 - M1 // 2), np.int64)
         col = np.sort(rng.choice(K, 200, replace=False))
-        v = _values(rng, 200, dtype)
+        v = random_values(rng, 200, dtype, negative=True)
         want = _dense_product(np.full(200, M1 // 2), col, v, M1, K, x)
         _same(spmm.csr_matmul_dense(*(to_device(a, device) for a in (crow, col, v, x))), want)
 
@@ -136,7 +126,7 @@ def test_bsr_and_bsc_match_dense(device, bs, dtype):
     for c, ncols in enumerate(NCOLS):
         idx = INDEX_DTYPES[c % 2]
         brows, bcols = _pattern(rng, MB, KB, 0.3)
-        blocks = _values(rng, (brows.shape[0], bh, bw), dtype)
+        blocks = random_values(rng, (brows.shape[0], bh, bw), dtype, negative=True)
         x = _x(rng, KB * bw, ncols, dtype)
         want = _block_dense(brows, bcols, blocks, MB, KB) @ x
         crow, col = _compressed(brows, bcols, MB, idx)
