@@ -288,7 +288,7 @@ def _grouped(xp, kind, groups, vals, fills, total, correction):
     keys, seg, counts = groups.reduce(xp, rows, _GROUP_OP[kind])
     counts = xp.reshape(counts, (counts.shape[0], 1))
     if kind not in ("var", "std"):
-        return keys, _finish(xp, kind, seg, counts, groups.n_red, fills, total, correction), counts
+        return keys, _finish(xp, kind, seg, counts, groups.n_red, fills, total, correction, present=True), counts
     mean = _finish(xp, "mean", seg, counts, groups.n_red, fills, total, correction)
     # second pass: squared deviations from each group's mean
     if groups.identity:
@@ -319,8 +319,9 @@ def _spread(xp, kind, ss, total, correction):
     return xp.sqrt(var) if kind == "std" else var
 
 
-def _finish(xp, kind, seg, counts, n_red, fills, total, correction):
-    """Combine a group's reduced specified part with its ``n_red - counts`` fill positions."""
+def _finish(xp, kind, seg, counts, n_red, fills, total, correction, present=False):
+    """Combine a group's reduced specified part with its ``n_red - counts`` fill positions.
+    ``present``: every group has ``counts >= 1`` (the groups the kernels return; not the empty group)."""
     fr = _local(xp, kind, fills) if fills.shape[2] else _empty_rows(xp, kind, fills)
     missing = n_red - counts
     if kind in ("sum", "mean") and bool(xp.all(fr == 0)):
@@ -340,7 +341,7 @@ def _finish(xp, kind, seg, counts, n_red, fills, total, correction):
         return seg * xp.pow(fr, xp.astype(missing, fr.dtype))
     combine = {"max": xp.maximum, "min": xp.minimum, "any": xp.logical_or, "all": xp.logical_and}[kind]
     some_missing = missing > 0
-    if counts.shape[0] > 1:  # present groups (counts >= 1): no group of fill only, fewer passes
+    if present:  # every group holds a specified element: no group of fill only, fewer passes
         return xp.where(some_missing, combine(seg, fr), seg)
     none_specified = counts == 0
     identity = xp.full_like(fr, kind == "all") if kind in ("any", "all") else fr  # max/min: total > 0 here

@@ -45,6 +45,7 @@ import numba
 import numpy as np
 
 from .. import KernelDeclined
+from .._spmm_args import as_blocks, bsc_rows, bsr_block_cols, csc_rows, diagnose, ends
 from ._common import (
     EXPECTED_DTYPES,
     NUMERIC_DTYPES,
@@ -112,33 +113,6 @@ def _operands(fname, values, vname, x):
 
 def _tile(dtype):
     return max(1, _TILE_BYTES // np.dtype(dtype).itemsize)
-
-
-def _ends(fname, ptr, pname, nse):
-    if ptr[0] != 0:
-        raise ValueError(f"{fname}: {pname}[0] = {ptr[0]} must be 0")
-    if ptr[-1] != nse:
-        raise ValueError(f"{fname}: {pname}[-1] = {ptr[-1]} but there are {nse} entries")
-
-
-def _diagnose(fname, ptr, pname, idx, iname, bound, what):
-    """Raise ValueError naming the first bad pointer or out-of-range index (NumPy; error path
-    and degenerate shapes only).  Returns if everything is valid."""
-    nse = idx.shape[0]
-    _ends(fname, ptr, pname, nse)
-    p = ptr.astype(np.int64)
-    bad = np.flatnonzero((p[1:] < p[:-1]) | (p[1:] > nse))
-    if bad.size:
-        g = int(bad[0]) + 1
-        if p[g] > nse:
-            raise ValueError(f"{fname}: {pname}[{g}] = {p[g]} is beyond nse = {nse}")
-        raise ValueError(
-            f"{fname}: {pname} must be non-decreasing: {pname}[{g}] = {p[g]} < {pname}[{g - 1}] = {p[g - 1]}"
-        )
-    bad = np.flatnonzero((idx < 0) | (idx >= bound))
-    if bad.size:
-        k = int(bad[0])
-        raise ValueError(f"{fname}: {iname}[{k}] = {idx[k]} is out of range for {bound} {what}")
 
 
 def _result(y2, vector, report_finite=False, finite=True):
@@ -322,16 +296,16 @@ def csr_matmul_dense(crow, col, values, x, report_finite=False):
         raise ValueError(f"{fname}: values has shape {values.shape} but col has shape {col.shape}")
     M = crow.shape[0] - 1
     K, N = x2.shape
-    _ends(fname, crow, "crow", nse)
+    ends(fname, crow, "crow", nse)
     y = np.empty((M, N), x2.dtype)
     if M == 0 or N == 0 or nse == 0 or K == 0:
-        _diagnose(fname, crow, "crow", col, "col", K, "columns")
+        diagnose(fname, crow, "crow", col, "col", K, "columns")
         y[...] = 0
         return _result(y, vector, report_finite, True)
     with threads_for((nse + M) * N):
         status = _csr(crow, col, values, x2, y, _nchunks(), _tile(x2.dtype))
     if (status & ~_NONFINITE).any():
-        _diagnose(fname, crow, "crow", col, "col", K, "columns")
+        diagnose(fname, crow, "crow", col, "col", K, "columns")
         raise AssertionError(f"{fname}: the kernel reported invalid input that was not found")
     return _result(y, vector, report_finite, not (status & _NONFINITE).any())
 
@@ -544,17 +518,6 @@ def _bsr(crow, col, blocks, x, y, nchunks, tile):
     return status
 
 
-def _as_blocks(fname, blocks, nse, iname):
-    if blocks.ndim != 3 or blocks.shape[0] != nse:
-        raise ValueError(
-            f"{fname}: blocks must have shape (nse, bh, bw) = ({nse}, bh, bw) to match {iname} "
-            f"of shape ({nse},), got {blocks.shape}"
-        )
-    if blocks.shape[1] < 1 or blocks.shape[2] < 1:
-        raise ValueError(f"{fname}: the block shape must be positive, got blocks of shape {blocks.shape}")
-    return blocks
-
-
 def bsr_matmul_dense(crow, col, blocks, x, report_finite=False):
     """``A @ x`` for a BSR matrix A and a dense vector or matrix x.
 
@@ -583,27 +546,22 @@ def bsr_matmul_dense(crow, col, blocks, x, report_finite=False):
     crow, col = _indices(fname, crow, "crow", col, "col")
     blocks, x2, vector = _operands(fname, blocks, "blocks", x)
     nse = col.shape[0]
-    blocks = _as_blocks(fname, blocks, nse, "col")
+    blocks = as_blocks(fname, blocks, nse, "col")
     _, bh, bw = blocks.shape
     MB = crow.shape[0] - 1
     K, N = x2.shape
-    if K % bw:
-        raise ValueError(
-            f"{fname}: x has shape {x.shape}: its first dimension is not a multiple of the block width "
-            f"(blocks of shape {blocks.shape})"
-        )
-    KB = K // bw
-    _ends(fname, crow, "crow", nse)
+    KB = bsr_block_cols(fname, K, bw, x.shape, blocks.shape)
+    ends(fname, crow, "crow", nse)
     y = np.empty((MB * bh, N), x2.dtype)
     if MB == 0 or N == 0 or nse == 0 or K == 0:
-        _diagnose(fname, crow, "crow", col, "col", KB, "block columns")
+        diagnose(fname, crow, "crow", col, "col", KB, "block columns")
         y[...] = 0
         return _result(y, vector, report_finite, True)
     work = (nse * bh * bw + MB * bh) * N
     with threads_for(work):
         status = _bsr(crow, col, blocks, x2, y, _nchunks(), _tile(x2.dtype))
     if (status & ~_NONFINITE).any():
-        _diagnose(fname, crow, "crow", col, "col", KB, "block columns")
+        diagnose(fname, crow, "crow", col, "col", KB, "block columns")
         raise AssertionError(f"{fname}: the kernel reported invalid input that was not found")
     return _result(y, vector, report_finite, not (status & _NONFINITE).any())
 
@@ -792,7 +750,7 @@ def _csc_like(fname, kernel, ptr, idx, vals, x2, y, nse, work, bound, what, per)
         nt = numba.get_num_threads()
         status, done = kernel(ptr, idx, vals, x2, y, nt)
     if status.any() or int(done.sum()) != nse:
-        _diagnose(fname, ptr, per[0], idx, per[1], bound, what)
+        diagnose(fname, ptr, per[0], idx, per[1], bound, what)
         y[...] = 0
         with threads_for(0):
             status, done = kernel(ptr, idx, vals, x2, y, 1)
@@ -830,19 +788,13 @@ def csc_matmul_dense(ccol, row, values, x, nrows):
     nse = row.shape[0]
     if values.shape != (nse,):
         raise ValueError(f"{fname}: values has shape {values.shape} but row has shape {row.shape}")
-    M = int(nrows)
-    if M < 0:
-        raise ValueError(f"{fname}: nrows must be >= 0, got {M}")
     K = ccol.shape[0] - 1
-    if x2.shape[0] != K:
-        raise ValueError(
-            f"{fname}: A has shape ({M}, {K}) (from nrows and ccol of shape {ccol.shape}) but x has shape {x.shape}"
-        )
+    M = csc_rows(fname, nrows, K, ccol.shape, x2.shape[0], x.shape)
     N = x2.shape[1]
-    _ends(fname, ccol, "ccol", nse)
+    ends(fname, ccol, "ccol", nse)
     y = np.zeros((M, N), x2.dtype)  # calloc: pages are zeroed on first touch, in parallel
     if M == 0 or N == 0 or nse == 0 or K == 0:
-        _diagnose(fname, ccol, "ccol", row, "row", M, "rows")
+        diagnose(fname, ccol, "ccol", row, "row", M, "rows")
         y[:] = 0
         return _result(y, vector)
     _csc_like(fname, _csc, ccol, row, values, x2, y, nse, (nse + M + K) * N, M, "rows", ("ccol", "row"))
@@ -878,23 +830,16 @@ def bsc_matmul_dense(ccol, row, blocks, x, nrows):
     ccol, row = _indices(fname, ccol, "ccol", row, "row")
     blocks, x2, vector = _operands(fname, blocks, "blocks", x)
     nse = row.shape[0]
-    blocks = _as_blocks(fname, blocks, nse, "row")
+    blocks = as_blocks(fname, blocks, nse, "row")
     _, bh, bw = blocks.shape
-    M = int(nrows)
-    if M < 0 or M % bh:
-        raise ValueError(f"{fname}: nrows = {M} must be a non-negative multiple of bh = {bh} (blocks {blocks.shape})")
     KB = ccol.shape[0] - 1
-    if x2.shape[0] != KB * bw:
-        raise ValueError(
-            f"{fname}: A has shape ({M}, {KB * bw}) (from nrows, ccol of shape {ccol.shape} and blocks "
-            f"{blocks.shape}) but x has shape {x.shape}"
-        )
+    M = bsc_rows(fname, nrows, bh, KB, bw, ccol.shape, blocks.shape, x2.shape[0], x.shape)
     N = x2.shape[1]
-    _ends(fname, ccol, "ccol", nse)
+    ends(fname, ccol, "ccol", nse)
     y = np.zeros((M, N), x2.dtype)  # calloc: pages are zeroed on first touch, in parallel
     MB = M // bh
     if MB == 0 or N == 0 or nse == 0 or KB == 0:
-        _diagnose(fname, ccol, "ccol", row, "row", MB, "block rows")
+        diagnose(fname, ccol, "ccol", row, "row", MB, "block rows")
         y[:] = 0
         return _result(y, vector)
     work = (nse * bh * bw + M + KB) * N

@@ -37,6 +37,7 @@ import weakref
 import numpy as np
 
 from .. import KernelDeclined
+from .._spmm_args import as_blocks, bsc_rows, bsr_block_cols, csc_rows, diagnose
 from ._build import INDEX_TYPES, c_type, index_type
 from ._driver import driver_for
 from ._operands import ACC_DTYPES, EXPECTED, PRODUCT_TYPES, host, index_pair, lanes_for, new_stats, numeric, read_stats
@@ -84,17 +85,6 @@ def _indices(xp, fname, ptr, pname, idx, iname):
     return ptr, idx
 
 
-def _as_blocks(fname, blocks, nse, iname):
-    if blocks.ndim != 3 or blocks.shape[0] != nse:
-        raise ValueError(
-            f"{fname}: blocks must have shape (nse, bh, bw) = ({nse}, bh, bw) to match {iname} "
-            f"of shape ({nse},), got {blocks.shape}"
-        )
-    if blocks.shape[1] < 1 or blocks.shape[2] < 1:
-        raise ValueError(f"{fname}: the block shape must be positive, got blocks of shape {blocks.shape}")
-    return blocks
-
-
 def _check_pointers(drv, ptr, nse, stats):
     drv.launch(SOURCE, f"check_offsets<{index_type(ptr.dtype)}>", ptr.shape[0],
                (ptr, np.int64(ptr.shape[0] - 1), np.int64(0), np.int64(nse), np.int32(1), stats))  # fmt: skip
@@ -111,9 +101,7 @@ def _raise_bad(report, fname, ptr, pname, idx, iname, bound, what):
     read back) says there is one; else return the report's flags."""
     first_bad, _, flags = report
     if first_bad < ptr.shape[0] or flags & (_BAD_POINTER | _BAD_INDEX):
-        from ..cpu.spmm import _diagnose  # the numba kernels' messages, on host copies
-
-        _diagnose(fname, host(ptr), pname, host(idx), iname, bound, what)
+        diagnose(fname, host(ptr), pname, host(idx), iname, bound, what)  # numba's words, on host copies
         raise AssertionError(f"{fname}: the kernel reported invalid input that was not found")
     return flags
 
@@ -209,16 +197,11 @@ def bsr_matmul_dense(crow, col, blocks, x, report_finite=False):
     crow, col = _indices(xp, fname, crow, "crow", col, "col")
     blocks, x2, vector, dtype = _operands(xp, fname, blocks, "blocks", x)
     nse = col.shape[0]
-    blocks = _as_blocks(fname, blocks, nse, "col")
+    blocks = as_blocks(fname, blocks, nse, "col")
     _, bh, bw = blocks.shape
     MB = crow.shape[0] - 1
     K, N = x2.shape
-    if K % bw:
-        raise ValueError(
-            f"{fname}: x has shape {x.shape}: its first dimension is not a multiple of the block width "
-            f"(blocks of shape {blocks.shape})"
-        )
-    KB = K // bw
+    KB = bsr_block_cols(fname, K, bw, x.shape, blocks.shape)
     stats = new_stats(xp, MB + 1)
     bad = (fname, crow, "crow", col, "col", KB, "block columns")
     if MB == 0 or N == 0 or nse == 0 or K == 0:
@@ -246,14 +229,8 @@ def csc_matmul_dense(ccol, row, values, x, nrows):
     nse = row.shape[0]
     if values.shape != (nse,):
         raise ValueError(f"{fname}: values has shape {values.shape} but row has shape {row.shape}")
-    M = int(nrows)
-    if M < 0:
-        raise ValueError(f"{fname}: nrows must be >= 0, got {M}")
     K = ccol.shape[0] - 1
-    if x2.shape[0] != K:
-        raise ValueError(
-            f"{fname}: A has shape ({M}, {K}) (from nrows and ccol of shape {ccol.shape}) but x has shape {x.shape}"
-        )
+    M = csc_rows(fname, nrows, K, ccol.shape, x2.shape[0], x.shape)
     N = x2.shape[1]
     stats = new_stats(xp, K + 1)
     bad = (fname, ccol, "ccol", row, "row", M, "rows")
@@ -279,17 +256,10 @@ def bsc_matmul_dense(ccol, row, blocks, x, nrows):
     ccol, row = _indices(xp, fname, ccol, "ccol", row, "row")
     blocks, x2, vector, dtype = _operands(xp, fname, blocks, "blocks", x)
     nse = row.shape[0]
-    blocks = _as_blocks(fname, blocks, nse, "row")
+    blocks = as_blocks(fname, blocks, nse, "row")
     _, bh, bw = blocks.shape
-    M = int(nrows)
-    if M < 0 or M % bh:
-        raise ValueError(f"{fname}: nrows = {M} must be a non-negative multiple of bh = {bh} (blocks {blocks.shape})")
     KB = ccol.shape[0] - 1
-    if x2.shape[0] != KB * bw:
-        raise ValueError(
-            f"{fname}: A has shape ({M}, {KB * bw}) (from nrows, ccol of shape {ccol.shape} and blocks "
-            f"{blocks.shape}) but x has shape {x.shape}"
-        )
+    M = bsc_rows(fname, nrows, bh, KB, bw, ccol.shape, blocks.shape, x2.shape[0], x.shape)
     N = x2.shape[1]
     MB = M // bh
     stats = new_stats(xp, KB + 1)
