@@ -100,6 +100,13 @@ class SparrayCacheLocator(caching.UserProvidedCacheLocator):
         self._lineno = py_func.__code__.co_firstlineno
         self._cache_path = str(kernel_cache_dir(root))
 
+    def get_source_stamp(self):
+        """The sources' content hash, not numba's (mtime, size) of the file: the folder is already
+        keyed by the contents, and two checkouts of the same kernels (a clone, a worktree, an
+        install) have different mtimes; with numba's stamp each would find the other's index stale
+        and recompile over it."""
+        return sources_hash()
+
     @classmethod
     def from_function(cls, py_func, py_file):
         if config.CACHE_DIR or not os.path.exists(py_file) or not _is_sparray_kernel(py_file):
