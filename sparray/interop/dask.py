@@ -1,0 +1,282 @@
+"""sparray arrays as Dask array chunks: ``from_sparray``, ``to_sparray``, ``from_dask_dense``.
+
+Importing this module registers sparray with ``dask.array`` (it happens by itself too, see below):
+
+- ``SparseArray`` is a chunk type (``dask.array.chunk_types.register_chunk_type``), so a Dask
+  array and a bare sparray array combine (``X + A``) and Dask defers to sparray in mixed calls;
+- Dask's per-chunk dispatch for ``SparseArray``: ``concatenate_lookup`` (exact, any fills;
+  :func:`concatenate_chunks`), ``tensordot_lookup`` (``sparray.tensordot``), ``take_lookup``
+  (integer-array indexing) and ``to_numpy_dispatch`` (``to_dense``). Everything else Dask does on
+  chunks it does through NumPy's functions and ufuncs, which sparray answers
+  (``sparray._numpy_protocols``): ``np.sum(chunk, axis, keepdims=True)``, ``np.add``,
+  ``np.matmul``, ``np.transpose``, slicing, ...
+
+``import sparray`` never imports Dask. The registration also happens without this import: the first
+time Dask tokenizes a sparray array or calls a NumPy function on a sparray chunk while
+``dask.array`` is loaded (``sparray.interop._dask_hooks``). Importing this module makes it certain
+before any graph is built, and is what ``from_sparray`` / ``from_dask_dense`` users do anyway.
+
+Fill values. A Dask array of sparray chunks has one fill value: ``from_sparray`` slices one array,
+``from_dask_dense`` converts every block with one fill, and the array's ``_meta`` (an empty sparray
+array of the chunks' layout, dtype and fill) carries it. Joining arrays whose fills differ
+(``da.concatenate``, ``da.block``) raises ValueError when the graph is built, from the meta
+concatenation; ``to_sparray`` checks the computed chunks again (a ``map_blocks`` function may
+change fills per block). Inside Dask's own algorithms chunks with different fills are normal
+(the partial sums of a tree reduction over blocks of different sizes) and are joined exactly.
+
+>>> import numpy as np, sparray
+>>> from sparray.interop.dask import from_sparray, to_sparray
+>>> A = sparray.asarray(np.arange(12.0).reshape(4, 3) % 4, layout="csr", fill_value=0.0)
+>>> X = from_sparray(A, chunks=(2, 3))
+>>> X.sum(axis=0).compute().to_dense().tolist()
+[12.0, 12.0, 10.0]
+>>> to_sparray(X * 2).layout, float((X @ np.ones(3)).sum().compute())
+('csr', 34.0)
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import product
+
+import dask
+import dask.array as da
+import numpy as np
+from dask.array.chunk_types import register_chunk_type
+from dask.array.dispatch import concatenate_lookup, take_lookup, tensordot_lookup, to_numpy_dispatch
+
+import sparray
+from sparray._base import SparseArray
+from sparray._fill import same_value
+from sparray._namespace import to_numpy
+
+__all__ = ["from_sparray", "to_sparray", "from_dask_dense", "concatenate_chunks", "register"]
+
+
+# --- registration ---------------------------------------------------------------------------------------
+def _same_fill(A, B) -> bool:
+    xp = A._xp
+    fa, fb = A.fill_value, B.fill_value
+    if fa.shape != fb.shape:
+        return False
+    return bool(xp.all(same_value(xp, fa, fb)))
+
+
+def _fill_text(A) -> str:
+    f = A.fill_value
+    return repr(f.item()) if f.ndim == 0 else f"array of shape {tuple(f.shape)}"
+
+
+def concatenate_chunks(arrays, axis=0):
+    """Dask's ``concatenate_lookup`` for sparray chunks: ``sparray.concat``, exact for any fills.
+
+    Dask calls it on the arrays' metas when a graph joins arrays (``da.concatenate``, ``da.block``):
+    metas are empty arrays (every dim of size 0) that carry the fill, and metas with different
+    fills raise ValueError there, before anything runs. On computed chunks (rechunking, the
+    partial results of a reduction) fills may differ and the join is exact.
+    """
+    arrays = list(arrays)
+    sparse = [a for a in arrays if isinstance(a, SparseArray)]
+    if sparse and all(not any(getattr(a, "shape", (1,))) for a in arrays):
+        ref = sparse[0]
+        for a in sparse[1:]:
+            if not _same_fill(ref, a):
+                raise ValueError(
+                    "dask.array.concatenate: sparray chunks with different fill values cannot be joined into one "
+                    f"array; got fills {_fill_text(ref)} and {_fill_text(a)}. Give them one fill first, e.g. "
+                    "X.map_blocks(lambda b: sparray.asarray(b, fill_value=f), meta=...) or sparray arrays with one fill"
+                )
+    return sparray.concat(arrays, axis=axis)
+
+
+def _tensordot_chunks(a, b, axes=2):
+    return sparray.tensordot(a, b, axes=axes)
+
+
+def _take_chunk(a, indices, axis=0):
+    return np.take(a, indices, axis=axis)
+
+
+def _to_numpy_chunk(x, **kwargs):
+    return np.asarray(to_numpy(x.to_dense()), **kwargs)
+
+
+def register() -> None:
+    """Register ``SparseArray`` with ``dask.array`` (chunk type and per-chunk dispatch); idempotent."""
+    from dask.array.chunk_types import is_valid_chunk_type
+
+    if not is_valid_chunk_type(SparseArray):
+        register_chunk_type(SparseArray)
+    concatenate_lookup.register(SparseArray, concatenate_chunks)
+    tensordot_lookup.register(SparseArray, _tensordot_chunks)
+    take_lookup.register(SparseArray, _take_chunk)
+    to_numpy_dispatch.register(SparseArray, _to_numpy_chunk)
+
+
+register()
+
+
+# --- building Dask arrays -----------------------------------------------------------------------------
+def meta_of(A):
+    """Dask's meta of a sparray chunk: an empty array (every dim 0) of ``A``'s layout, dtype and fill."""
+    return A[tuple(slice(0, 0) for _ in range(A.ndim))]
+
+
+def _check_block_aligned(A, chunks):
+    if A.layout not in ("bsr", "bsc"):
+        return
+    b = A.batch_ndim
+    for k, (dim, step) in enumerate(zip((b, b + 1), A.blocksize)):
+        bad = [c for c in chunks[dim] if c % step]
+        if bad:
+            raise ValueError(
+                f"from_sparray: chunks along dim {dim} must be multiples of the blocksize {A.blocksize} of a "
+                f"{A.layout.upper()} array (its chunks keep the layout); got chunk sizes {chunks[dim]}"
+            )
+
+
+def from_sparray(A, chunks="auto", *, name=None):
+    """A Dask array whose chunks are slices of ``A`` in ``A``'s layout (no densifying).
+
+    ``chunks`` as in ``dask.array.from_array`` (a block shape, per-dim sizes, or "auto" for about
+    Dask's ``array.chunk-size`` of specified elements per chunk, whole rows). ``A`` is cut on the
+    client: a row block of a CSR/BSR (a column block of a CSC/BSC) shares ``A``'s buffers, any
+    other block is a new array; the chunks enter the graph as data, so a distributed cluster
+    receives each chunk once. BSR/BSC chunk sizes along the sparse dims must be multiples of the
+    blocksize. The Dask array's meta carries ``A``'s layout, dtype and fill.
+    """
+    if not isinstance(A, SparseArray):
+        raise TypeError(f"from_sparray: A must be a sparray array; got {type(A).__name__}")
+    if isinstance(chunks, str) and chunks == "auto":
+        chunks = _auto_chunks(A)
+    chunks = da.core.normalize_chunks(chunks, A.shape, dtype=np.dtype(str(np.asarray(A.fill_value).dtype)))
+    _check_block_aligned(A, chunks)
+    name = name or f"from-sparray-{dask.base.tokenize(A, chunks)}"
+    offsets = [np.concatenate([[0], np.cumsum(c)]).tolist() for c in chunks]
+    graph = {}
+    for idx in product(*(range(len(c)) for c in chunks)):
+        key = tuple(slice(offsets[d][i], offsets[d][i + 1]) for d, i in enumerate(idx))
+        graph[(name, *idx)] = A[key] if A.ndim else A
+    return da.Array(graph, name, chunks, dtype=np.asarray(A.fill_value).dtype, meta=meta_of(A))
+
+
+def _auto_chunks(A):
+    """Row blocks (blocks along the first dim) of about Dask's ``array.chunk-size`` bytes of components."""
+    if A.ndim == 0:
+        return ()
+    limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size"))
+    n = A.shape[0]
+    parts = max(1, min(n, math.ceil(A.nbytes / max(limit, 1))))
+    step = max(1, math.ceil(n / parts))
+    if A.layout in ("bsr", "bsc") and A.batch_ndim == 0:
+        bh = A.blocksize[0]
+        step = max(bh, step // bh * bh)
+    return (step,) + tuple(-1 for _ in A.shape[1:])
+
+
+def from_dask_dense(X, *, fill_value=None, layout="coo", blocksize=None, sparse_ndim=None, index_dtype=None):
+    """The dense Dask array ``X`` with every block converted by ``sparray.asarray`` (one fill for all).
+
+    Elements equal to ``fill_value`` (default 0; nan matches nan) are left unspecified. Wrong
+    arguments (a layout the block shape cannot take, a fill the dtype cannot hold) fail when the
+    graph is built, on the meta.
+    """
+    if not isinstance(X, da.Array):
+        raise TypeError(f"from_dask_dense: X must be a dask.array.Array; got {type(X).__name__}")
+    kw = {"layout": layout, "fill_value": fill_value, "blocksize": blocksize, "sparse_ndim": sparse_ndim}
+    if layout in ("bsr", "bsc"):
+        if blocksize is None:
+            raise ValueError("from_dask_dense: layout 'bsr'/'bsc' needs blocksize=(bh, bw)")
+        nondense = X.ndim if sparse_ndim is None else sparse_ndim
+        b = nondense - 2  # the batch dims come first, then the two sparse dims
+        for dim, step in zip((b, b + 1), blocksize):
+            if any(c % step for c in X.chunks[dim]):
+                raise ValueError(
+                    f"from_dask_dense: chunks along dim {dim} must be multiples of the blocksize {tuple(blocksize)}; "
+                    f"got {X.chunks[dim]}"
+                )
+    meta_block = np.empty((0,) * X.ndim, dtype=X.dtype)
+    meta = _convert_block(meta_block, kw, index_dtype)
+    return X.map_blocks(_convert_block, kw, index_dtype, dtype=X.dtype, meta=meta)
+
+
+def _convert_block(block, kw, index_dtype):
+    A = sparray.asarray(np.asarray(block), **{k: v for k, v in kw.items() if v is not None or k == "fill_value"})
+    if index_dtype is not None and A.index_dtype != np.dtype(index_dtype):
+        A = _with_index_dtype(A, index_dtype)
+    return A
+
+
+def _with_index_dtype(A, index_dtype):
+    from sparray._pickle import rebuild, reduce_array
+
+    fn, (cls, comps, shape, fill, flags) = reduce_array(A, 5)
+    nidx = len(comps) - 1
+    comps = tuple(np.asarray(c, dtype=index_dtype) for c in comps[:nidx]) + (comps[-1],)
+    return fn(cls, comps, shape, fill, flags)
+
+
+# --- gathering -----------------------------------------------------------------------------------------
+def to_sparray(X, *, fill_value=None, **compute_kwargs):
+    """Compute ``X`` and join its chunks into one sparray array (in the chunks' layout when they share
+    one, else COO).
+
+    Every sparse chunk must have one fill (nan equal to nan); ValueError otherwise, naming two
+    chunks, unless ``fill_value`` is given: then every chunk is expressed with that fill first
+    (elements that differ from it become specified: O(size) for a chunk whose fill differs).
+    Dense chunks (a NumPy block among sparse ones) take the common fill. ``compute_kwargs`` go to
+    ``dask.compute`` (``scheduler=...``).
+    """
+    if isinstance(X, SparseArray):
+        return X
+    if not isinstance(X, da.Array):
+        raise TypeError(f"to_sparray: X must be a dask.array.Array; got {type(X).__name__}")
+    (blocks,) = dask.compute(X.to_delayed().ravel().tolist(), **compute_kwargs)
+    grid = np.empty(X.numblocks, dtype=object)
+    for flat, block in enumerate(blocks):
+        grid[np.unravel_index(flat, X.numblocks)] = block
+    sparse = [(i, b) for i, b in enumerate(blocks) if isinstance(b, SparseArray)]
+    if fill_value is not None:
+        for idx in np.ndindex(*X.numblocks):
+            grid[idx] = _with_fill(grid[idx], fill_value)
+    elif sparse:
+        i0, ref = sparse[0]
+        for i, b in sparse[1:]:
+            if not _same_fill(ref, b):
+                where = [np.unravel_index(k, X.numblocks) for k in (i0, i)]
+                raise ValueError(
+                    f"to_sparray: chunks {tuple(map(int, where[0]))} and {tuple(map(int, where[1]))} have different "
+                    f"fill values ({_fill_text(ref)} and {_fill_text(b)}); pass fill_value= to express every chunk "
+                    "with one fill"
+                )
+    if not sparse and fill_value is None:
+        grid = np.vectorize(lambda b: sparray.asarray(np.asarray(b)), otypes=[object])(grid)
+    return _join_grid(grid)
+
+
+def _with_fill(block, fill_value):
+    if isinstance(block, SparseArray):
+        if block.fill_value.ndim == 0 and bool(same_value(block._xp, block.fill_value, block._xp.asarray(fill_value, dtype=block.dtype))):
+            return block
+        return sparray.asarray(block, fill_value=fill_value, layout=block.layout)
+    return sparray.asarray(np.asarray(block), fill_value=fill_value)
+
+
+def _join_grid(grid):
+    """The blocks of an n-d object grid joined along the last grid dim first, then outwards."""
+    if grid.ndim == 0:
+        return grid[()]
+    while grid.ndim > 1:
+        axis = grid.ndim - 1
+        out = np.empty(grid.shape[:-1], dtype=object)
+        for idx in np.ndindex(*grid.shape[:-1]):
+            out[idx] = _join(list(grid[idx]), axis)
+        grid = out
+    return _join(list(grid), 0)
+
+
+def _join(blocks, axis):
+    if len(blocks) == 1:
+        b = blocks[0]
+        return b if isinstance(b, SparseArray) else sparray.asarray(np.asarray(b))
+    return sparray.concat(blocks, axis=axis)
