@@ -212,7 +212,7 @@ def _with_index_dtype(A, index_dtype):
 
     fn, (cls, comps, shape, fill, flags) = reduce_array(A, 5)
     nidx = len(comps) - 1
-    comps = tuple(np.asarray(c, dtype=index_dtype) for c in comps[:nidx]) + (comps[-1],)
+    comps = tuple(A._xp.astype(c, A._xp.int64 if np.dtype(index_dtype) == np.int64 else A._xp.int32) for c in comps[:nidx]) + (comps[-1],)
     return fn(cls, comps, shape, fill, flags)
 
 
@@ -239,19 +239,33 @@ def to_sparray(X, *, fill_value=None, **compute_kwargs):
     if fill_value is not None:
         for idx in np.ndindex(*X.numblocks):
             grid[idx] = _with_fill(grid[idx], fill_value)
-    elif sparse:
-        i0, ref = sparse[0]
-        for i, b in sparse[1:]:
-            if not _same_fill(ref, b):
-                where = [np.unravel_index(k, X.numblocks) for k in (i0, i)]
-                raise ValueError(
-                    f"to_sparray: chunks {tuple(map(int, where[0]))} and {tuple(map(int, where[1]))} have different "
-                    f"fill values ({_fill_text(ref)} and {_fill_text(b)}); pass fill_value= to express every chunk "
-                    "with one fill"
-                )
+    else:
+        _check_one_fill(sparse, X.numblocks)
     if not sparse and fill_value is None:
         grid = np.vectorize(lambda b: sparray.asarray(np.asarray(b)), otypes=[object])(grid)
-    return _join_grid(grid)
+    out = _join_grid(grid)
+    index_dtypes = {b.index_dtype for _, b in sparse}
+    if len(index_dtypes) == 1:  # the chunks' index dtype, where the joined array allows it
+        (idt,) = index_dtypes
+        if out.index_dtype != idt and (np.dtype(idt) == np.int64 or max(out.shape + (out.nse,)) < 2**31):
+            out = _with_index_dtype(out, idt)
+    return out
+
+
+def _check_one_fill(sparse, numblocks):
+    """ValueError unless the sparse chunks share one fill; a dense-part fill is compared between
+    chunks at the same block position along the dense dims (each holds its slice of the fill)."""
+    first = {}
+    for i, b in sparse:
+        idx = np.unravel_index(i, numblocks)
+        key = tuple(int(k) for k in idx[b.ndim - b.dense_ndim :]) if b.fill_value.ndim else ()
+        i0, ref = first.setdefault(key, (i, b))
+        if not _same_fill(ref, b):
+            where = [tuple(int(k) for k in np.unravel_index(j, numblocks)) for j in (i0, i)]
+            raise ValueError(
+                f"to_sparray: chunks {where[0]} and {where[1]} have different fill values ({_fill_text(ref)} and "
+                f"{_fill_text(b)}); pass fill_value= to express every chunk with one fill"
+            )
 
 
 def _with_fill(block, fill_value):
