@@ -164,8 +164,8 @@ def _major_pick(x, items):
     if x.layout == "coo" or x.batch_ndim or None in items:
         return None
     major = x._major
-    if any(not (isinstance(it, slice) and it == slice(None)) for d, it in enumerate(items) if d != major):
-        return None
+    if any(not (isinstance(it, slice) and it.indices(x.shape[d]) == (0, x.shape[d], 1)) for d, it in enumerate(items) if d != major):
+        return None  # another dim is indexed too (a full range, slice(0, n), counts as untouched)
     k = items[major]
     n = x.shape[major]
     if isinstance(k, slice):

@@ -67,7 +67,7 @@ UFUNC_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "
                 "logical_and": "all", "logical_or": "any"}  # fmt: skip
 
 # NumPy-named methods of SparseArray: each calls the NumPy function of its name
-METHODS = ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "reshape", "transpose")
+METHODS = ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "reshape", "transpose", "squeeze", "ravel")
 
 _UNSET = object()  # "not given" for NumPy arguments sparray cannot honour
 _FUNCTIONS: dict = {}  # NumPy function -> adapter taking NumPy's arguments
