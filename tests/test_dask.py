@@ -209,3 +209,11 @@ def test_tokens_are_deterministic_and_follow_the_contents():
     assert tokenize(A) == tokenize(A.copy())
     assert tokenize(A) != tokenize(A * 2) != tokenize(sparray.asarray(A, fill_value=0.0, layout="csr"))
     assert tokenize(A) != tokenize(A.to_layout("csc"))
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import sparray.interop.dask as mod
+
+    assert doctest.testmod(mod).failed == 0

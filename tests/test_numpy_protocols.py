@@ -213,3 +213,13 @@ def test_other_array_types_are_left_to_answer():
 
     assert np.concatenate([A, Other()]) == "other"
     assert np.add(A, Other()) == "other"
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import sparray._numpy_protocols
+    import sparray._pickle
+
+    for mod in (sparray._numpy_protocols, sparray._pickle):
+        assert doctest.testmod(mod).failed == 0, mod.__name__

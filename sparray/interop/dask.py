@@ -29,9 +29,9 @@ change fills per block). Inside Dask's own algorithms chunks with different fill
 >>> A = sparray.asarray(np.arange(12.0).reshape(4, 3) % 4, layout="csr", fill_value=0.0)
 >>> X = from_sparray(A, chunks=(2, 3))
 >>> X.sum(axis=0).compute().to_dense().tolist()
-[12.0, 12.0, 10.0]
+[6.0, 6.0, 6.0]
 >>> to_sparray(X * 2).layout, float((X @ np.ones(3)).sum().compute())
-('csr', 34.0)
+('csr', 18.0)
 """
 
 from __future__ import annotations
