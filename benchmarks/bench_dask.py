@@ -2,12 +2,13 @@
 """Dask with sparray chunks vs Dask with pydata/sparse chunks vs sparray on the whole matrix.
 
     python benchmarks/bench_dask.py                  # 1e8-entry R-MAT (2**23 x 2**23), 8 row blocks
-    python benchmarks/bench_dask.py --scale 0.05     # 5e6 entries (2**19 x 2**19), a quick run
+    python benchmarks/bench_dask.py --scale 0.1      # 1e7 entries (2**20 x 2**20)
     python benchmarks/bench_dask.py --only "X @ v"   # one row
 
-The matrix is the R-MAT graph of ``matrices.rmat`` (duplicates summed), ``1e8 * scale`` entries
-on ``2**round(23 + log2(scale))`` rows, as a sparray CSR (int32 indices when they fit) split into
-``--blocks`` row blocks. Rows of the table:
+The matrix is the R-MAT graph of ``matrices.rmat`` (duplicates summed): ``1e8 * scale`` edges on
+``2**round(20 + log2(10 * scale))`` rows (2**23 at scale 1, 2**20 at 0.1), as a sparray CSR (int32
+indices when they fit) split into ``--blocks`` row blocks. The run prints the process's peak
+resident memory as it goes (3.5 GiB for a run at scale 0.2, so expect about 17 GiB at scale 1). Rows of the table:
 
 - ``sum(axis=0)``: column sums, a sparse vector (Dask: a tree reduction over the row blocks);
 - ``X @ v``: SpMV with a dense vector (Dask: one SpMV per row block);
@@ -81,6 +82,13 @@ class PeakRSS:
         return self.peak - self.start
 
 
+def _max_rss() -> int:
+    """The process's peak resident memory so far, in bytes (Linux reports KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 # --- inputs ------------------------------------------------------------------------------------------
 def build_matrix(scale: float):
     """The R-MAT matrix as a sparray CSR (duplicates summed) and its generation time."""
@@ -88,9 +96,11 @@ def build_matrix(scale: float):
 
     t = time.perf_counter()
     row, col, val, shape = matrices.get("rmat", scale=10 * scale)
-    A = sparray.COO(np.stack([row, col]), val, shape).coalesce()
-    del row, col, val
-    A = A.to_layout("csr")
+    indices = np.stack([row, col])
+    del row, col  # the generator's arrays go before the coalesce allocates its own
+    A = sparray.COO(indices, val, shape)
+    del indices, val
+    A = A.coalesce().to_layout("csr")
     if A.nse < 2**31 and shape[0] < 2**31:
         A = sparray.CSR(A.crow_indices.astype(np.int32), A.col_indices.astype(np.int32), A.values, A.shape)
     return A, time.perf_counter() - t
@@ -244,7 +254,8 @@ def main(argv=None) -> int:
     print(f"load average at start: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}")
     A, t_build = build_matrix(args.scale)
     print(f"matrix: R-MAT {A.shape[0]} x {A.shape[1]}, {A.nse:,} entries after summing duplicates, "
-          f"CSR {A.index_dtype} indices, {A.nbytes / 2**30:.2f} GiB; built in {t_build:.1f} s; {args.blocks} row blocks")
+          f"CSR {A.index_dtype} indices, {A.nbytes / 2**30:.2f} GiB; built in {t_build:.1f} s; {args.blocks} row blocks; "
+          f"process peak so far {_max_rss() / 2**30:.2f} GiB")
     v = np.random.default_rng(0).random(A.shape[1])
 
     task_threads = args.task_threads
@@ -283,7 +294,8 @@ def main(argv=None) -> int:
                     if note:
                         notes.append(f"{row}: {note}")
                 results[row, column] = (t, peak)
-                print(f"  {row:12s} {column:13s} {fmt_time(t):>10s}  peak +{fmt_mem(peak)}", flush=True)
+                print(f"  {row:12s} {column:13s} {fmt_time(t):>10s}  peak +{fmt_mem(peak)}  "
+                      f"(process peak so far {_max_rss() / 2**30:.2f} GiB)", flush=True)
                 del out
 
     print()
@@ -297,6 +309,7 @@ def main(argv=None) -> int:
     print("\ntargets: pydata / dask+sparray >= 3x; dask+sparray / sparray <= 1.3x")
     for note in notes:
         print("note:", note)
+    print(f"peak resident memory of the whole run: {_max_rss() / 2**30:.2f} GiB")
     load1 = os.getloadavg()
     print(f"load average at end: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
     return 0

@@ -140,7 +140,13 @@ def take_major(offsets, minor, values, rows):
 # --- slice_minor ------------------------------------------------------------------------------------------
 @numba.njit(cache=True, nogil=True, inline="always")
 def _lower_bound(minor, lo, hi, value):
-    """The first k in [lo, hi) with minor[k] >= value (hi if none); minor sorted on [lo, hi)."""
+    """The first k in [lo, hi) with minor[k] >= value (hi if none); minor sorted on [lo, hi).
+    A row wholly before or after ``value`` (most rows, for the first and last column blocks)
+    answers from its ends without a search."""
+    if lo >= hi or minor[lo] >= value:
+        return lo
+    if minor[hi - 1] < value:
+        return hi
     while lo < hi:
         mid = (lo + hi) >> 1
         if minor[mid] < value:
