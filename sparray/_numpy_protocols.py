@@ -39,6 +39,7 @@ import operator
 import numpy as np
 
 from ._base import SparseArray
+from .interop import _dask_hooks
 
 __all__ = ["array_function", "array_ufunc", "numpy_method", "METHODS", "UFUNCS"]
 
@@ -200,8 +201,6 @@ def numpy_method(name):
 
 def _register_with_dask():
     """When ``dask.array`` is loaded, register sparray with it (``sparray.interop._dask_hooks``)."""
-    from .interop import _dask_hooks
-
     if not _dask_hooks._registered:
         _dask_hooks.register_if_loaded()
 
@@ -235,31 +234,46 @@ def _reduction(kind):
     return adapter
 
 
+# NumPy's arguments of each reduction, positional ones in order
+_REDUCTION_ARGS = {
+    "sum": ("axis", "dtype", "out", "keepdims", "initial", "where"),
+    "prod": ("axis", "dtype", "out", "keepdims", "initial", "where"),
+    "mean": ("axis", "dtype", "out", "keepdims", "where"),
+    "var": ("axis", "dtype", "out", "ddof", "keepdims", "where", "mean", "correction"),
+    "std": ("axis", "dtype", "out", "ddof", "keepdims", "where", "mean", "correction"),
+    "max": ("axis", "out", "keepdims", "initial", "where"),
+    "min": ("axis", "out", "keepdims", "initial", "where"),
+    "any": ("axis", "out", "keepdims", "where"),
+    "all": ("axis", "out", "keepdims", "where"),
+}  # fmt: skip
+_POSITIONAL = {"sum": 6, "prod": 6, "max": 5, "min": 5, "var": 5, "std": 5, "mean": 4, "any": 3, "all": 3}
+
+
 def _positional(kind):
-    """NumPy's positional order for each reduction: (axis, dtype, out, keepdims) with variations."""
-    order = {
-        "sum": ("axis", "dtype", "out", "keepdims"), "prod": ("axis", "dtype", "out", "keepdims"),
-        "mean": ("axis", "dtype", "out", "keepdims"), "var": ("axis", "dtype", "out", "ddof", "keepdims"),
-        "std": ("axis", "dtype", "out", "ddof", "keepdims"), "max": ("axis", "out", "keepdims"),
-        "min": ("axis", "out", "keepdims"), "any": ("axis", "out", "keepdims"), "all": ("axis", "out", "keepdims"),
-    }[kind]  # fmt: skip
+    """The reduction ``kind`` with NumPy's signature: its positional order, and TypeError for an
+    argument NumPy's function does not have."""
+    names = _REDUCTION_ARGS[kind]
+    npos = _POSITIONAL[kind]  # NumPy's later arguments are keyword-only
     inner = _reduction(kind)
 
     def adapter(a, *args, **kwargs):
-        if len(args) > len(order):
-            raise TypeError(f"numpy.{kind}: takes at most {len(order) + 1} positional arguments")
-        for key, value in zip(order, args):
+        if len(args) > npos:
+            raise TypeError(f"numpy.{kind}: takes at most {npos + 1} positional arguments")
+        for key, value in zip(names, args):
             if key in kwargs:
                 raise TypeError(f"numpy.{kind}: got multiple values for argument {key!r}")
             kwargs[key] = value
+        unknown = [k for k in kwargs if k not in names]
+        if unknown:
+            raise TypeError(f"numpy.{kind}: got an unexpected keyword argument {unknown[0]!r}")
         return inner(a, **kwargs)
 
     return adapter
 
 
-_REDUCTIONS = {kind: _positional(kind) for kind in ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all")}
+_REDUCTIONS = {kind: _positional(kind) for kind in _REDUCTION_ARGS}
 for _kind, _adapter in _REDUCTIONS.items():
-    implements(getattr(np, _kind), getattr(np, {"max": "amax", "min": "amin"}.get(_kind, "_"), None))(_adapter)
+    implements(getattr(np, _kind), getattr(np, "a" + _kind, None) if _kind in ("max", "min") else None)(_adapter)
 
 
 # --- joining, shape and axes ---------------------------------------------------------------------------

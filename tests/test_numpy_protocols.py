@@ -223,3 +223,19 @@ def test_docstring_examples_run():
 
     for mod in (sparray._numpy_protocols, sparray._pickle):
         assert doctest.testmod(mod).failed == 0, mod.__name__
+
+
+def test_reduction_arguments_follow_numpy():
+    A, D = next(_cases())
+    for f in (np.sum, np.max, np.any):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'ddof'"):
+            f(A, ddof=1)
+    with pytest.raises(TypeError, match="positional argument"):
+        np.any(A, 0, None, False, True)
+    with pytest.raises(TypeError, match="initial= is not supported"):
+        np.max(A, 0, None, False, 1.0)
+    with pytest.raises(TypeError, match="initial= is not supported"):
+        np.max(A, initial=0.0)
+    with pytest.raises(ValueError, match="ddof and correction"):
+        np.var(A, ddof=1, correction=1)
+    _same(np.var(A, correction=1), np.var(D, ddof=1))
