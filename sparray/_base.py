@@ -195,7 +195,7 @@ class SparseArray:
         """NumPy functions with a sparray counterpart (``np.sum``, ``np.concatenate``, ...), else NotImplemented."""
         from ._numpy_protocols import array_function
 
-        return array_function(func, types, args, kwargs)
+        return array_function(self, func, types, args, kwargs)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """NumPy ufuncs with a sparray counterpart (``np.add``, ``np.exp``, ``np_array + A``), else NotImplemented."""

@@ -14,6 +14,8 @@ arrays unchanged. The rules:
   ``order="F"``, ``np.round(A, decimals=2)``). ``out=`` is accepted only as a dense NumPy array
   of the result's shape (the result is written into it, as ``D += A`` does); a sparse ``out``
   is a TypeError, since sparray results are new arrays.
+- Array creation with ``like=A`` (``np.array(x, like=A)``, ``np.arange(n, like=A)``, ...) gives a
+  dense array of ``A``'s namespace: sparse arrays are made explicitly (``sparray.asarray``).
 - Every other NumPy function returns NotImplemented, so NumPy raises its TypeError ("no
   implementation found for 'numpy.cumsum' on types that implement __array_function__"). So does
   a call that involves another array type with its own protocol (a Dask array, a CuPy array):
@@ -80,9 +82,12 @@ def _foreign(types) -> bool:
     return not all(issubclass(t, (SparseArray, np.ndarray, np.generic)) for t in types)
 
 
-def array_function(func, types, args, kwargs):
-    """``SparseArray.__array_function__``: the adapter of ``func``, else NotImplemented."""
+def array_function(self, func, types, args, kwargs):
+    """``SparseArray.__array_function__``: the adapter of ``func``, else NotImplemented. Creation with
+    ``like=self`` (``np.array(x, like=A)``) gives a dense array of ``self``'s namespace."""
     _register_with_dask()
+    if func in _LIKE_CREATION:
+        return _dense_like(self, func, args, kwargs)
     adapter = _FUNCTIONS.get(func)
     if adapter is None or _foreign(types):
         return NotImplemented
@@ -539,3 +544,17 @@ def _ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
 @implements(np.full_like)
 def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     return _new_like("numpy.full_like", a, fill_value, dtype, order, subok, shape)
+
+
+# --- NumPy's like= (NEP 35): creation "like" a sparray array gives a dense array of its namespace -------
+_LIKE_CREATION = {getattr(np, f) for f in ("array", "asarray", "asanyarray", "ascontiguousarray", "arange", "empty",
+                                           "zeros", "ones", "full", "eye", "identity")}
+
+
+def _dense_like(prototype, func, args, kwargs):
+    """``func(*args, like=prototype)``: NumPy's array, in the prototype's namespace when that is not NumPy
+    (sparse arrays are made explicitly, with ``sparray.asarray``)."""
+    dense = func(*args, **kwargs)
+    if isinstance(prototype._values, np.ndarray):
+        return dense
+    return prototype._xp.asarray(dense)

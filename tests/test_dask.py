@@ -217,3 +217,23 @@ def test_docstring_examples_run():
     import sparray.interop.dask as mod
 
     assert doctest.testmod(mod).failed == 0
+
+
+def test_percentile_of_sparse_chunks_without_densifying():
+    from sparray.interop.dask import percentile_chunk
+
+    rng = np.random.default_rng(8)
+    q = np.array([0, 5, 25, 50, 62.5, 90, 100.0])
+    for fill in [0.0, 1.5, -3.0, 10.0, float("nan")]:
+        for density in [0.0, 0.3, 1.0]:
+            D = rng.standard_normal(37)
+            D[rng.random(37) > density] = fill
+            A = sparray.asarray(D, fill_value=fill, layout="coo")
+            for method in ["linear", "lower", "higher", "midpoint", "nearest"]:
+                got, n = percentile_chunk(A, q, method)
+                np.testing.assert_array_equal(got, np.percentile(D, q, method=method))
+                assert n == 37
+            X, Y = from_sparray(A, chunks=10), da.from_array(D, chunks=10)
+            np.testing.assert_allclose(da.percentile(X, [10, 50, 90]).compute(), da.percentile(Y, [10, 50, 90]).compute())
+    ints = sparray.asarray(np.array([3, 0, 0, 7, 1]), fill_value=0)
+    np.testing.assert_array_equal(percentile_chunk(ints, q)[0], np.percentile([3, 0, 0, 7, 1], q))

@@ -239,3 +239,10 @@ def test_reduction_arguments_follow_numpy():
     with pytest.raises(ValueError, match="ddof and correction"):
         np.var(A, ddof=1, correction=1)
     _same(np.var(A, correction=1), np.var(D, ddof=1))
+
+
+def test_creation_like_a_sparse_array_is_dense():
+    A, _ = next(_cases())
+    got = np.array([[1, 2]], like=A, dtype=np.float32, ndmin=3)
+    assert type(got) is np.ndarray and got.shape == (1, 1, 2) and got.dtype == np.float32
+    assert np.arange(3, like=A).tolist() == [0, 1, 2] and np.zeros(2, like=A).shape == (2,)

@@ -6,7 +6,8 @@ Importing this module registers sparray with ``dask.array`` (it happens by itsel
   array and a bare sparray array combine (``X + A``) and Dask defers to sparray in mixed calls;
 - Dask's per-chunk dispatch for ``SparseArray``: ``concatenate_lookup`` (exact, any fills;
   :func:`concatenate_chunks`), ``tensordot_lookup`` (``sparray.tensordot``), ``take_lookup``
-  (integer-array indexing) and ``to_numpy_dispatch`` (``to_dense``). Everything else Dask does on
+  (integer-array indexing), ``percentile_lookup`` (1-d chunks, without densifying:
+  :func:`percentile_chunk`) and ``to_numpy_dispatch`` (``to_dense``). Everything else Dask does on
   chunks it does through NumPy's functions and ufuncs, which sparray answers
   (``sparray._numpy_protocols``): ``np.sum(chunk, axis, keepdims=True)``, ``np.add``,
   ``np.matmul``, ``np.transpose``, slicing, ...
@@ -43,14 +44,21 @@ import dask
 import dask.array as da
 import numpy as np
 from dask.array.chunk_types import register_chunk_type
-from dask.array.dispatch import concatenate_lookup, take_lookup, tensordot_lookup, to_numpy_dispatch
+from dask.array.dispatch import (
+    concatenate_lookup,
+    percentile_lookup,
+    take_lookup,
+    tensordot_lookup,
+    to_numpy_dispatch,
+)
 
 import sparray
 from sparray._base import SparseArray
+from sparray._dtypes import dtype_name
 from sparray._fill import same_value
 from sparray._namespace import to_numpy
 
-__all__ = ["from_sparray", "to_sparray", "from_dask_dense", "concatenate_chunks", "register"]
+__all__ = ["from_sparray", "to_sparray", "from_dask_dense", "concatenate_chunks", "percentile_chunk", "register"]
 
 
 # --- registration ---------------------------------------------------------------------------------------
@@ -77,7 +85,8 @@ def concatenate_chunks(arrays, axis=0):
     """
     arrays = list(arrays)
     sparse = [a for a in arrays if isinstance(a, SparseArray)]
-    if sparse and all(not any(getattr(a, "shape", (1,))) for a in arrays):
+    metas = all(len(getattr(a, "shape", ())) and not any(a.shape) for a in arrays)  # every dim 0
+    if sparse and metas:
         ref = sparse[0]
         for a in sparse[1:]:
             if not _same_fill(ref, a):
@@ -101,6 +110,54 @@ def _to_numpy_chunk(x, **kwargs):
     return np.asarray(to_numpy(x.to_dense()), **kwargs)
 
 
+def percentile_chunk(a, q, method="linear"):
+    """Dask's ``percentile_lookup`` for a 1-d sparray chunk: ``(np.percentile(a, q, method), len(a))``
+    without densifying. The sorted elements are the sorted specified values with the fill value
+    repeated ``size - nse`` times at its place among them, so every order statistic is a lookup;
+    NumPy's interpolation rules (linear, lower, higher, midpoint, nearest) are applied to them.
+    Any nan (a value, or the fill of an unspecified element) gives nan, as in NumPy."""
+    n = a.shape[0] if a.ndim == 1 else None
+    if n is None:
+        raise ValueError(f"dask.array.percentile: needs a 1-d array; got a sparray chunk of shape {a.shape}")
+    if n == 0:
+        return None, 0
+    A = a.to_layout("coo").coalesce()
+    values = np.sort(np.asarray(to_numpy(A.values)))
+    fill = np.asarray(to_numpy(A.fill_value))[()]
+    m = n - values.shape[0]  # unspecified elements, each the fill
+    if not np.issubdtype(values.dtype, np.number):
+        method = "nearest"
+    out_dtype = np.result_type(values.dtype, np.float64) if np.issubdtype(values.dtype, np.integer) else values.dtype
+    q = np.asarray(q, dtype=np.float64)
+    if (values.shape[0] and np.isnan(values[-1] if values.dtype.kind in "fc" else 0.0)) or (
+        m and values.dtype.kind in "fc" and np.isnan(fill)
+    ):
+        return np.full(q.shape, np.nan, dtype=out_dtype), n
+    before = int(np.searchsorted(values, fill, side="left"))  # values smaller than the fill
+
+    def element(k):
+        k = np.asarray(k, dtype=np.int64)
+        v = values[np.clip(np.where(k < before, k, k - m), 0, max(values.shape[0] - 1, 0))] if values.shape[0] else fill
+        return np.where((k >= before) & (k < before + m), fill, v).astype(out_dtype)
+
+    quantiles = q / 100
+    pos = (n - 1) * quantiles
+    if method == "lower":
+        return element(np.floor(pos)), n
+    if method == "higher":
+        return element(np.ceil(pos)), n
+    if method == "nearest":
+        return element(np.around(pos)), n
+    if method not in ("linear", "midpoint"):
+        raise ValueError(f"dask.array.percentile: method {method!r} is not supported for sparray chunks")
+    lo = np.floor(pos)  # NumPy's neighbours of the virtual index, and its weight
+    a_lo, a_hi = element(np.minimum(lo, n - 1)), element(np.minimum(lo + 1, n - 1))
+    t = pos - lo if method == "linear" else np.where(pos % 1 == 0, 0.0, 0.5)
+    with np.errstate(invalid="ignore"):
+        diff = a_hi - a_lo
+        return np.where(t >= 0.5, a_hi - diff * (1 - t), a_lo + diff * t).astype(out_dtype), n  # NumPy's _lerp
+
+
 def register() -> None:
     """Register ``SparseArray`` with ``dask.array`` (chunk type and per-chunk dispatch); idempotent."""
     from dask.array.chunk_types import is_valid_chunk_type
@@ -111,6 +168,7 @@ def register() -> None:
     tensordot_lookup.register(SparseArray, _tensordot_chunks)
     take_lookup.register(SparseArray, _take_chunk)
     to_numpy_dispatch.register(SparseArray, _to_numpy_chunk)
+    percentile_lookup.register(SparseArray, percentile_chunk)
 
 
 register()
@@ -126,7 +184,7 @@ def _check_block_aligned(A, chunks):
     if A.layout not in ("bsr", "bsc"):
         return
     b = A.batch_ndim
-    for k, (dim, step) in enumerate(zip((b, b + 1), A.blocksize)):
+    for dim, step in zip((b, b + 1), A.blocksize):
         bad = [c for c in chunks[dim] if c % step]
         if bad:
             raise ValueError(
@@ -149,7 +207,8 @@ def from_sparray(A, chunks="auto", *, name=None):
         raise TypeError(f"from_sparray: A must be a sparray array; got {type(A).__name__}")
     if isinstance(chunks, str) and chunks == "auto":
         chunks = _auto_chunks(A)
-    chunks = da.core.normalize_chunks(chunks, A.shape, dtype=np.dtype(str(np.asarray(A.fill_value).dtype)))
+    dtype = np.dtype(dtype_name(A.dtype))
+    chunks = da.core.normalize_chunks(chunks, A.shape, dtype=dtype)
     _check_block_aligned(A, chunks)
     name = name or f"from-sparray-{dask.base.tokenize(A, chunks)}"
     offsets = [np.concatenate([[0], np.cumsum(c)]).tolist() for c in chunks]
@@ -157,7 +216,7 @@ def from_sparray(A, chunks="auto", *, name=None):
     for idx in product(*(range(len(c)) for c in chunks)):
         key = tuple(slice(offsets[d][i], offsets[d][i + 1]) for d, i in enumerate(idx))
         graph[(name, *idx)] = A[key] if A.ndim else A
-    return da.Array(graph, name, chunks, dtype=np.asarray(A.fill_value).dtype, meta=meta_of(A))
+    return da.Array(graph, name, chunks, dtype=dtype, meta=meta_of(A))
 
 
 def _auto_chunks(A):
@@ -202,18 +261,21 @@ def from_dask_dense(X, *, fill_value=None, layout="coo", blocksize=None, sparse_
 
 def _convert_block(block, kw, index_dtype):
     A = sparray.asarray(np.asarray(block), **{k: v for k, v in kw.items() if v is not None or k == "fill_value"})
-    if index_dtype is not None and A.index_dtype != np.dtype(index_dtype):
-        A = _with_index_dtype(A, index_dtype)
+    if index_dtype is not None and dtype_name(A.index_dtype) != np.dtype(index_dtype).name:
+        A = _as_index_dtype(A, np.dtype(index_dtype).name)
     return A
 
 
-def _with_index_dtype(A, index_dtype):
-    from sparray._pickle import rebuild, reduce_array
+def _as_index_dtype(A, name):
+    """``A`` with its index components cast to ``name`` ("int32" or "int64"); values and fill shared.
+    Built through the pickle form (``sparray._pickle``): every layout's components in order, the
+    values last."""
+    from sparray._pickle import reduce_array
 
-    fn, (cls, comps, shape, fill, flags) = reduce_array(A, 5)
-    nidx = len(comps) - 1
-    comps = tuple(A._xp.astype(c, A._xp.int64 if np.dtype(index_dtype) == np.int64 else A._xp.int32) for c in comps[:nidx]) + (comps[-1],)
-    return fn(cls, comps, shape, fill, flags)
+    rebuild, (cls, comps, shape, fill, flags) = reduce_array(A, 5)
+    xp = A._xp
+    idt = getattr(xp, name)
+    return rebuild(cls, tuple(xp.astype(c, idt) for c in comps[:-1]) + (comps[-1],), shape, fill, flags)
 
 
 # --- gathering -----------------------------------------------------------------------------------------
@@ -244,11 +306,11 @@ def to_sparray(X, *, fill_value=None, **compute_kwargs):
     if not sparse and fill_value is None:
         grid = np.vectorize(lambda b: sparray.asarray(np.asarray(b)), otypes=[object])(grid)
     out = _join_grid(grid)
-    index_dtypes = {b.index_dtype for _, b in sparse}
+    index_dtypes = {dtype_name(b.index_dtype) for _, b in sparse}
     if len(index_dtypes) == 1:  # the chunks' index dtype, where the joined array allows it
         (idt,) = index_dtypes
-        if out.index_dtype != idt and (np.dtype(idt) == np.int64 or max(out.shape + (out.nse,)) < 2**31):
-            out = _with_index_dtype(out, idt)
+        if dtype_name(out.index_dtype) != idt and (idt == "int64" or max(out.shape + (out.nse,)) < 2**31):
+            out = _as_index_dtype(out, idt)
     return out
 
 
@@ -269,9 +331,8 @@ def _check_one_fill(sparse, numblocks):
 
 
 def _with_fill(block, fill_value):
+    """A chunk expressed with ``fill_value`` (itself when its fill is that already)."""
     if isinstance(block, SparseArray):
-        if block.fill_value.ndim == 0 and bool(same_value(block._xp, block.fill_value, block._xp.asarray(fill_value, dtype=block.dtype))):
-            return block
         return sparray.asarray(block, fill_value=fill_value, layout=block.layout)
     return sparray.asarray(np.asarray(block), fill_value=fill_value)
 
