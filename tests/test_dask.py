@@ -235,5 +235,8 @@ def test_percentile_of_sparse_chunks_without_densifying():
                 assert n == 37
             X, Y = from_sparray(A, chunks=10), da.from_array(D, chunks=10)
             np.testing.assert_allclose(da.percentile(X, [10, 50, 90]).compute(), da.percentile(Y, [10, 50, 90]).compute())
-    ints = sparray.asarray(np.array([3, 0, 0, 7, 1]), fill_value=0)
-    np.testing.assert_array_equal(percentile_chunk(ints, q)[0], np.percentile([3, 0, 0, 7, 1], q))
+    for D in (np.array([3, 0, 0, 7, 1, 0, 2]), (rng.standard_normal(20) * (rng.random(20) < 0.5)).astype(np.float32)):
+        for method in ["linear", "lower", "higher", "midpoint", "nearest"]:
+            got, want = percentile_chunk(sparray.asarray(D), q, method)[0], np.percentile(D, q, method=method)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)

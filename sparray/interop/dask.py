@@ -127,8 +127,8 @@ def percentile_chunk(a, q, method="linear"):
     m = n - values.shape[0]  # unspecified elements, each the fill
     if not np.issubdtype(values.dtype, np.number):
         method = "nearest"
-    out_dtype = np.result_type(values.dtype, np.float64) if np.issubdtype(values.dtype, np.integer) else values.dtype
     q = np.asarray(q, dtype=np.float64)
+    out_dtype = np.result_type(values.dtype, q.dtype) if np.issubdtype(values.dtype, np.number) else values.dtype
     if (values.shape[0] and np.isnan(values[-1] if values.dtype.kind in "fc" else 0.0)) or (
         m and values.dtype.kind in "fc" and np.isnan(fill)
     ):
@@ -138,7 +138,7 @@ def percentile_chunk(a, q, method="linear"):
     def element(k):
         k = np.asarray(k, dtype=np.int64)
         v = values[np.clip(np.where(k < before, k, k - m), 0, max(values.shape[0] - 1, 0))] if values.shape[0] else fill
-        return np.where((k >= before) & (k < before + m), fill, v).astype(out_dtype)
+        return np.where((k >= before) & (k < before + m), fill, v).astype(values.dtype)
 
     quantiles = q / 100
     pos = (n - 1) * quantiles
@@ -151,7 +151,8 @@ def percentile_chunk(a, q, method="linear"):
     if method not in ("linear", "midpoint"):
         raise ValueError(f"dask.array.percentile: method {method!r} is not supported for sparray chunks")
     lo = np.floor(pos)  # NumPy's neighbours of the virtual index, and its weight
-    a_lo, a_hi = element(np.minimum(lo, n - 1)), element(np.minimum(lo + 1, n - 1))
+    a_lo = element(np.minimum(lo, n - 1)).astype(out_dtype)
+    a_hi = element(np.minimum(lo + 1, n - 1)).astype(out_dtype)
     t = pos - lo if method == "linear" else np.where(pos % 1 == 0, 0.0, 0.5)
     with np.errstate(invalid="ignore"):
         diff = a_hi - a_lo
