@@ -198,7 +198,7 @@ def from_sparray(A, chunks="auto", *, name=None):
     """A Dask array whose chunks are slices of ``A`` in ``A``'s layout (no densifying).
 
     ``chunks`` as in ``dask.array.from_array`` (a block shape, per-dim sizes, or "auto" for about
-    Dask's ``array.chunk-size`` of specified elements per chunk, whole rows). ``A`` is cut on the
+    Dask's ``array.chunk-size`` bytes of components per chunk, whole rows). ``A`` is cut on the
     client: a row block of a CSR/BSR (a column block of a CSC/BSC) shares ``A``'s buffers, any
     other block is a new array; the chunks enter the graph as data, so a distributed cluster
     receives each chunk once. BSR/BSC chunk sizes along the sparse dims must be multiples of the
@@ -221,17 +221,19 @@ def from_sparray(A, chunks="auto", *, name=None):
 
 
 def _auto_chunks(A):
-    """Row blocks (blocks along the first dim) of about Dask's ``array.chunk-size`` bytes of components."""
+    """Blocks along the compressed dim (rows; columns of a CSC/BSC, which are then views) holding
+    about Dask's ``array.chunk-size`` bytes of components each, the other dims whole."""
     if A.ndim == 0:
         return ()
+    dim = 1 if A.layout in ("csc", "bsc") and A.batch_ndim == 0 else 0
     limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size"))
-    n = A.shape[0]
+    n = A.shape[dim]
     parts = max(1, min(n, math.ceil(A.nbytes / max(limit, 1))))
     step = max(1, math.ceil(n / parts))
     if A.layout in ("bsr", "bsc") and A.batch_ndim == 0:
-        bh = A.blocksize[0]
-        step = max(bh, step // bh * bh)
-    return (step,) + tuple(-1 for _ in A.shape[1:])
+        b = A.blocksize[dim]
+        step = max(b, step // b * b)
+    return tuple(step if d == dim else -1 for d in range(A.ndim))
 
 
 def from_dask_dense(X, *, fill_value=None, layout="coo", blocksize=None, sparse_ndim=None, index_dtype=None):
