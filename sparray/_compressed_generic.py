@@ -20,8 +20,8 @@ GLOBAL offsets (row ``g = b * nmajor + r`` holds entries ``offsets[g]:offsets[g 
 - ``take_major(offsets, minor, values, rows)``: the rows ``rows`` (int64, in range, any order,
   repeats allowed) as ``(int64 offsets, minor, values)`` (numba: ``sparray/kernels/cpu/take.py``).
 - ``slice_minor(offsets, minor, values, start, stop)``: in every row the entries with a minor
-  index in ``[start, stop)``, the indices shifted by ``-start``, as ``(int64 offsets, minor,
-  values)`` (numba: ``sparray/kernels/cpu/take.py``).
+  index in ``[start, stop)``, the indices shifted by ``-start``, as ``(offsets of the input
+  offsets' dtype, minor, values)`` (numba: ``sparray/kernels/cpu/take.py``).
 
 No scatter exists in the array API, so the writes are expressed as sorted gathers
 (``searchsorted`` on the destination keys).
@@ -142,7 +142,7 @@ def slice_minor(xp, offsets, minor, values, start, stop):
     over the entries, its running count read at the row pointers."""
     keep = (minor >= start) & (minor < stop)
     before = xp.concat([xp.zeros((1,), dtype=xp.int64), xp.cumulative_sum(xp.astype(keep, xp.int64))])
-    out_offsets = xp.take(before, xp.astype(offsets, xp.int64))
+    out_offsets = xp.astype(xp.take(before, xp.astype(offsets, xp.int64)), offsets.dtype)
     picked = xp.nonzero(keep)[0]
     out_minor = xp.take(minor, picked) - xp.asarray(start, dtype=minor.dtype)
     return out_offsets, out_minor, xp.take(values, picked, axis=0)

@@ -245,8 +245,7 @@ def _range_pick(x, items):
                                            n0 // bminor, n1 // bminor, work=part._cidx.shape[0] + part.nse // 8)
     shape = list(part.shape)
     shape[minor] = n1 - n0
-    itype = part._cidx.dtype
-    return type(x)._from_parts(xp, xp.astype(offsets, itype), pidx, values, tuple(shape), x._fill)
+    return type(x)._from_parts(xp, offsets, pidx, values, tuple(shape), x._fill)
 
 
 def _major_take(x, rows):

@@ -112,6 +112,9 @@ def test_meta_is_an_empty_array_of_the_layout_dtype_and_fill():
     assert (X + 1)._meta.fill_value == 2.5 and X.T._meta.layout == "csc"
     assert X.dtype == np.float32 and X.chunks == ((4, 4, 1), (5, 4))
     assert all(isinstance(b, sparray.CSR) for b in dask.compute(*X.to_delayed().ravel()))
+    from dask.sizeof import sizeof
+
+    assert sizeof(A) >= A.nbytes > 0  # what Dask (and distributed's memory limits) count for a chunk
 
 
 def test_from_sparray_shares_row_blocks_and_checks_its_arguments():

@@ -171,7 +171,7 @@ def _minor_bounds(offsets, minor, start, stop, nnz, firsts, out_offsets, nchunks
                 break
             a = _lower_bound(minor, lo, hi, start)
             firsts[g] = a
-            out_offsets[g + 1] = _lower_bound(minor, a, hi, stop) - a
+            out_offsets[g + 1] = _lower_bound(minor, a, hi, stop) - a  # fits: a and the bound are <= hi
     for c in range(nchunks):
         if first[c] >= 0:
             return first[c]
@@ -204,8 +204,8 @@ def slice_minor(offsets, minor, values, start, stop):
 
     Returns
     -------
-    (out_offsets int64[nmajor + 1], out_minor of minor's dtype (shifted by -start), out_values of
-    values' dtype and trailing shape)
+    (out_offsets of offsets' dtype [nmajor + 1], out_minor of minor's dtype (shifted by -start),
+    out_values of values' dtype and trailing shape)
 
     Raises ValueError for a row whose range lies outside the entries or is reversed, a bad range or
     mismatched lengths; KernelDeclined for an unsupported value dtype.
@@ -223,8 +223,10 @@ def slice_minor(offsets, minor, values, start, stop):
     nmajor = offsets.shape[0] - 1
     if nmajor < 0:
         raise ValueError("slice_minor: offsets must have at least one element")
-    out_offsets = np.zeros(nmajor + 1, np.int64)
-    firsts = np.zeros(nmajor, np.int64)
+    # every row's range is checked to lie forward inside the entries, so the pointers grow and
+    # every count and position fits the pointers' own dtype (no int64 pass over the rows)
+    out_offsets = np.zeros(nmajor + 1, offsets.dtype)
+    firsts = np.zeros(nmajor, offsets.dtype)
     nchunks = numba.get_num_threads() * 4
     with threads_for(nmajor * 8):
         bad = int(_minor_bounds(offsets, minor, np.int64(start), np.int64(stop), nnz, firsts, out_offsets, nchunks))

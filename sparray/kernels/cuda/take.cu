@@ -51,10 +51,11 @@ __global__ void take_copy(const O* offsets, const long long* rows, long long k, 
 // slice_minor, first pass: one thread per row g. After checking offsets[g]:offsets[g + 1] inside
 // [0, nnz] and not reversed, firsts[g] = the first entry of the row with minor >= start and
 // lengths[g + 1] = the number of its entries in [start, stop) (two bounded binary searches: the
-// row's minor indices are sorted). *first_bad arrives as nmajor and leaves as the first bad row.
+// row's minor indices are sorted). Both fit O: checked rows lie forward inside the entries.
+// *first_bad arrives as nmajor and leaves as the first bad row.
 template <class O, class J>
 __global__ void slice_bounds(const O* offsets, long long nmajor, const J* minor, long long nnz, long long start,
-                             long long stop, long long* firsts, long long* lengths, long long* first_bad) {
+                             long long stop, O* firsts, O* lengths, long long* first_bad) {
     for (long long g = sp_thread_id(); g < nmajor; g += sp_thread_count()) {
         long long lo = (long long)offsets[g], hi = (long long)offsets[g + 1];
         if (lo < 0 || hi < lo || hi > nnz) {
@@ -62,16 +63,16 @@ __global__ void slice_bounds(const O* offsets, long long nmajor, const J* minor,
             continue;
         }
         long long a = sp_lower_bound(minor, lo, hi, start);
-        firsts[g] = a;
-        lengths[g + 1] = sp_lower_bound(minor, a, hi, stop) - a;
+        firsts[g] = (O)a;
+        lengths[g + 1] = (O)(sp_lower_bound(minor, a, hi, stop) - a);
     }
 }
 
 // slice_minor, the copy: one thread per (output entry q, value word c), as take_copy; the output
 // row of q by a binary search in out_offsets (nmajor + 1), its source entry firsts[row] + (q -
 // out_offsets[row]); word 0 also moves the minor index, shifted by -start.
-template <class J, class W>
-__global__ void slice_copy(const long long* firsts, long long nmajor, const long long* out_offsets, long long total,
+template <class O, class J, class W>
+__global__ void slice_copy(const O* firsts, long long nmajor, const O* out_offsets, long long total,
                            const J* minor, long long start, const W* values, long long m, J* out_minor, W* out_values) {
     long long w = m > 0 ? m : 1;
     long long work = total * w;
@@ -80,10 +81,10 @@ __global__ void slice_copy(const long long* firsts, long long nmajor, const long
         long long lo = 0, hi = nmajor - 1;
         while (lo < hi) {
             long long mid = lo + (hi - lo + 1) / 2;
-            if (out_offsets[mid] <= q) lo = mid;
+            if ((long long)out_offsets[mid] <= q) lo = mid;
             else hi = mid - 1;
         }
-        long long src = firsts[lo] + (q - out_offsets[lo]);
+        long long src = (long long)firsts[lo] + (q - (long long)out_offsets[lo]);
         if (c == 0) out_minor[q] = (J)((long long)minor[src] - start);
         if (c < m) out_values[q * m + c] = values[src * m + c];
     }

@@ -41,7 +41,7 @@ NAME_EXPRESSIONS = (
     tuple(f"take_lengths<{o}>" for o in INDEX_TYPES)
     + tuple(f"take_copy<{o}, {j}, {word_type(w)}>" for o in INDEX_TYPES for j in INDEX_TYPES for w in WORD_SIZES)
     + tuple(f"slice_bounds<{o}, {j}>" for o in INDEX_TYPES for j in INDEX_TYPES)
-    + tuple(f"slice_copy<{j}, {word_type(w)}>" for j in INDEX_TYPES for w in WORD_SIZES)
+    + tuple(f"slice_copy<{o}, {j}, {word_type(w)}>" for o in INDEX_TYPES for j in INDEX_TYPES for w in WORD_SIZES)
 )
 
 
@@ -105,8 +105,8 @@ def slice_minor(offsets, minor, values, start, stop):
     """The minor range ``[start, stop)`` of every row of the compressed array (``offsets``, ``minor``, ``values``).
 
     offsets: int32/int64[nmajor + 1]; minor: int32/int64[nnz], sorted within each row; values: (nnz,)
-    or (nnz, *dense) of a supported dtype; ``0 <= start <= stop``. Returns (out_offsets int64[nmajor + 1],
-    out_minor of minor's dtype shifted by -start, out_values of values' dtype and trailing shape).
+    or (nnz, *dense) of a supported dtype; ``0 <= start <= stop``. Returns (out_offsets of offsets' dtype
+    [nmajor + 1], out_minor of minor's dtype shifted by -start, out_values of values' dtype and trailing shape).
     ValueError for a row whose range lies outside the entries or is reversed, a bad range or
     mismatched lengths; KernelDeclined for an unsupported value dtype.
     """
@@ -129,8 +129,8 @@ def slice_minor(offsets, minor, values, start, stop):
     nmajor = offsets.shape[0] - 1
     if nmajor < 0:
         raise ValueError("slice_minor: offsets must have at least one element")
-    lengths = xp.zeros(nmajor + 1, xp.int64)
-    firsts = xp.zeros(max(nmajor, 1), xp.int64)
+    lengths = xp.zeros(nmajor + 1, offsets.dtype)  # counts and positions fit: checked rows lie forward
+    firsts = xp.zeros(max(nmajor, 1), offsets.dtype)
     if nmajor:
         first = xp.asarray(np.array([nmajor], np.int64))
         name = f"slice_bounds<{index_type(offsets.dtype)}, {index_type(minor.dtype)}>"
@@ -143,7 +143,7 @@ def slice_minor(offsets, minor, values, start, stop):
                 f"slice_minor: row {bad} spans offsets[{bad}]:offsets[{bad + 1}] = {lo}:{hi}, "
                 f"outside the {nnz} entries or reversed"
             )
-    out_offsets = xp.cumsum(lengths)
+    out_offsets = xp.cumsum(lengths, dtype=offsets.dtype)
     total = drv.scalar(out_offsets[nmajor:])
     out_minor = xp.empty(total, minor.dtype)
     out_values = xp.empty((total, *values.shape[1:]), values.dtype)
@@ -151,7 +151,7 @@ def slice_minor(offsets, minor, values, start, stop):
         src, wtype = value_words(xp, values, nnz, "slice_minor")
         m = src.shape[1]
         dst = out_values.reshape(-1).view(src.dtype)
-        name = f"slice_copy<{index_type(minor.dtype)}, {wtype}>"
+        name = f"slice_copy<{index_type(offsets.dtype)}, {index_type(minor.dtype)}, {wtype}>"
         drv.launch(SOURCE, name, total * max(m, 1),
                    (firsts, np.int64(nmajor), out_offsets, np.int64(total), minor, np.int64(start), src, np.int64(m), out_minor, dst))  # fmt: skip
     return out_offsets, out_minor, out_values
