@@ -17,7 +17,14 @@ dense arrays; each output keeps its operand's kind, dtype and (where the shape a
 from __future__ import annotations
 
 from ._base import SparseArray
-from ._manipulation import _as_coo, _fill_uniform_over, broadcast_shapes, broadcast_to, expand_dims, move_dense_to_sparse
+from ._manipulation import (
+    _as_coo,
+    _fill_uniform_over,
+    broadcast_shapes,
+    broadcast_to,
+    expand_dims,
+    move_dense_to_sparse,
+)
 from ._namespace import is_array, namespace_of
 
 __all__ = ["broadcast_arrays", "meshgrid"]
@@ -58,7 +65,8 @@ def meshgrid(*arrays, indexing="xy"):
     Every input must be 1-d (ValueError otherwise; the standard leaves others undefined).
 
     >>> import sparray
-    >>> X, Y = sparray.meshgrid(sparray.COO([[0]], [1.0], shape=(2,)), sparray.COO([[2]], [3.0], shape=(3,)), indexing="ij")
+    >>> x, y = sparray.COO([[0]], [1.0], shape=(2,)), sparray.COO([[2]], [3.0], shape=(3,))
+    >>> X, Y = sparray.meshgrid(x, y, indexing="ij")
     >>> X.nse, Y.nse, X.shape
     (3, 2, (2, 3))
     """

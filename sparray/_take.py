@@ -140,8 +140,10 @@ def take_along_axis(x, indices, /, *, axis=-1):
     A = _as_coo(x)
     if A.dense_ndim and not _fill_uniform_over(A, A.dense_ndim):
         A = _as_scalar_fill(A)  # every dim becomes sparse below: one fill for all of them
-    key = tuple(idx if d == axis else xp.reshape(xp.arange(x.shape[d], dtype=xp.int64), (1,) * d + (-1,) + (1,) * (n - d - 1))
-                for d in range(n))  # fmt: skip
+    def along(d):  # the coordinates of dim d, laid along dim d
+        return xp.reshape(xp.arange(x.shape[d], dtype=xp.int64), (1,) * d + (-1,) + (1,) * (n - d - 1))
+
+    key = tuple(idx if d == axis else along(d) for d in range(n))
     return _back(_indexed(A, key, "take_along_axis"), x)
 
 

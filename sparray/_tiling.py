@@ -50,6 +50,38 @@ def _gather_dense(xp, A, j, positions):
     return values, fill
 
 
+def _runs(xp, indices, upto):
+    """``(starts, lengths)`` (int64) of the runs of consecutive entries with equal ``indices[:upto]``."""
+    nse = indices.shape[1]
+    if nse == 0:
+        empty = xp.zeros((0,), dtype=xp.int64)
+        return empty, empty
+    if upto == 0:
+        return xp.zeros((1,), dtype=xp.int64), xp.asarray([nse], dtype=xp.int64)
+    new = xp.any(indices[:upto, 1:] != indices[:upto, :-1], axis=0)
+    starts = xp.astype(xp.nonzero(xp.concat([xp.ones((1,), dtype=xp.bool), new]))[0], xp.int64)
+    return starts, xp.concat([starts[1:], xp.asarray([nse], dtype=xp.int64)]) - starts
+
+
+def _copies(xp, starts, lengths, copies):
+    """``(entry, copy)`` of every output entry when run ``r`` is written ``copies[r]`` times in a
+    row (copy-major within the run): a sorted input gives a sorted output, since the copies of a run
+    occupy consecutive coordinates along the copied dim."""
+    owner, offset = expand_runs(xp, lengths * copies)
+    length = xp.take(lengths, owner)
+    return xp.take(starts, owner) + offset % length, offset // length
+
+
+def _rebuild(xp, A, shape, entry, d, new_c, fill=None, coalesced=None):
+    """COO of ``shape`` with the entries ``entry`` of ``A`` and coordinate row ``d`` set to ``new_c``."""
+    s = A.sparse_ndim
+    itype = index_dtype_for(xp, shape[:s], entry.shape[0], A._indices)
+    indices = _replace_row(xp, xp.astype(xp.take(A._indices, entry, axis=1), itype), d, new_c)
+    values = xp.take(A._values, entry, axis=0)
+    return _coo_class()._from_parts(xp, indices, values, tuple(shape), A._fill if fill is None else fill,
+                                    coalesced=coalesced)
+
+
 # --- repeat ------------------------------------------------------------------------------------------
 def _repeat_counts(repeats, n):
     """``repeats`` (an int, or a 0-d or 1-d integer array / list of shape (1,) or (n,)) as a NumPy
@@ -116,18 +148,14 @@ def repeat(x, repeats, /, *, axis=None):
         values, fill = _gather_dense(xp, A, axis - s, owner)
         out = _coo_class()._from_parts(xp, A._indices, values, tuple(shape), fill, coalesced=A._coalesced)
         return _back(out, x)
+    # the runs of entries sharing the coordinates up to `axis` are written repeats[c] times each
     c = xp.astype(A._indices[axis, :], xp.int64)
-    per_entry = xp.take(counts, c) if A.nse else c
-    owner, offset = expand_runs(xp, per_entry)
-    starts = xp.cumulative_sum(counts) - counts if n else counts
-    new_c = (xp.take(starts, xp.take(c, owner)) + offset) if owner.shape[0] else owner
-    nse = owner.shape[0]
-    itype = index_dtype_for(xp, shape[:s], nse, A._indices)
-    indices = _replace_row(xp, xp.astype(xp.take(A._indices, owner, axis=1), itype), axis, new_c)
-    values = xp.take(A._values, owner, axis=0)
-    # each entry's copies are consecutive: row-major order survives when the last sparse dim repeats
-    coalesced = True if (axis == s - 1 and A._coalesced) else None
-    return _back(_coo_class()._from_parts(xp, indices, values, tuple(shape), A._fill, coalesced=coalesced), x)
+    starts, lengths = _runs(xp, A._indices, axis + 1)
+    entry, copy = _copies(xp, starts, lengths, xp.take(counts, xp.take(c, starts)))
+    first = xp.cumulative_sum(counts) - counts if n else counts  # first output coordinate of each c
+    new_c = xp.take(first, xp.take(c, entry)) + copy
+    out = _rebuild(xp, A, shape, entry, axis, new_c, coalesced=True if A._coalesced else None)
+    return _back(out, x)
 
 
 # --- tile --------------------------------------------------------------------------------------------
@@ -169,30 +197,22 @@ def tile(x, repetitions, /):
     A = _as_coo(x)
     xp = A._xp
     s = A.sparse_ndim
-    indices, values, fill, shape = A._indices, A._values, A._fill, list(A.shape)
-    coalesced = A._coalesced
+    shape = list(A.shape)
     for d, r in enumerate(reps):
         if r == 1:
             continue
         n = shape[d]
         shape[d] = n * r
         if d >= s:
-            positions = xp.arange(n * r, dtype=xp.int64) % n if n else xp.zeros((0,), dtype=xp.int64)
-            values = xp.take(values, positions, axis=1 + d - s)
-            if fill.ndim:
-                fill = xp.take(fill, positions, axis=d - s)
+            values, fill = _gather_dense(xp, A, d - s, xp.arange(n * r, dtype=xp.int64) % max(n, 1))
+            A = _coo_class()._from_parts(xp, A._indices, values, tuple(shape), fill, coalesced=A._coalesced)
             continue
-        nse = indices.shape[1]
-        q = xp.arange(nse * r, dtype=xp.int64)
-        owner, copy = q % nse if nse else q, q // nse if nse else q  # copy-major: copy j holds every entry
-        itype = index_dtype_for(xp, shape[:s], nse * r, indices)
-        indices = xp.astype(indices, itype)
-        indices = xp.take(indices, owner, axis=1)
-        indices = _replace_row(xp, indices, d, xp.astype(indices[d, :], xp.int64) + copy * n)
-        values = xp.take(values, owner, axis=0)
-        coalesced = coalesced if d == 0 else None  # copies along the first dim stay in row-major order
-    out = _coo_class()._from_parts(xp, indices, values, tuple(shape), fill, coalesced=coalesced)
-    return _back(out, x)
+        # the runs of entries sharing the coordinates before d are written r times each, shifted by n
+        starts, lengths = _runs(xp, A._indices, d)
+        entry, copy = _copies(xp, starts, lengths, xp.full(starts.shape, r, dtype=xp.int64))
+        new_c = xp.take(xp.astype(A._indices[d, :], xp.int64), entry) + copy * n
+        A = _rebuild(xp, A, shape, entry, d, new_c, coalesced=True if A._coalesced else None)
+    return _back(A, x)
 
 
 # --- roll --------------------------------------------------------------------------------------------
@@ -240,21 +260,31 @@ def roll(x, /, shift, *, axis=None):
 
 
 def _roll_coo(A, by_dim):
+    """COO ``A`` rolled by ``by_dim`` ({dim: shift}). A coalesced ``A`` stays coalesced: within each
+    run of entries sharing the coordinates before the rolled dim, the entries that wrap around
+    (a suffix of the run, sorted by that coordinate) move to the front of the run."""
     xp = A._xp
     s = A.sparse_ndim
-    indices, values, fill = A._indices, A._values, A._fill
-    moved = False
+    ordered = A.is_coalesced if any(d < s and A.shape[d] and t % A.shape[d] for d, t in by_dim.items()) else None
     for d, t in sorted(by_dim.items()):
         n = A.shape[d]
         if n == 0 or t % n == 0:
             continue
         t %= n
         if d >= s:
-            positions = (xp.arange(n, dtype=xp.int64) - t) % n
-            values = xp.take(values, positions, axis=1 + d - s)
-            if fill.ndim:
-                fill = xp.take(fill, positions, axis=d - s)
+            values, fill = _gather_dense(xp, A, d - s, (xp.arange(n, dtype=xp.int64) - t) % n)
+            A = _coo_class()._from_parts(xp, A._indices, values, A.shape, fill, coalesced=A._coalesced)
             continue
-        indices = _replace_row(xp, indices, d, (xp.astype(indices[d, :], xp.int64) + t) % n)
-        moved = True
-    return _coo_class()._from_parts(xp, indices, values, A.shape, fill, coalesced=None if moved else A._coalesced)
+        c = xp.astype(A._indices[d, :], xp.int64)
+        if not ordered:
+            A = _coo_class()._from_parts(xp, _replace_row(xp, A._indices, d, (c + t) % n), A._values, A.shape,
+                                         A._fill, coalesced=None)  # fmt: skip
+            continue
+        starts, lengths = _runs(xp, A._indices, d)
+        owner, local = expand_runs(xp, lengths)
+        before = xp.concat([xp.zeros((1,), dtype=xp.int64), xp.cumulative_sum(xp.astype(c < n - t, xp.int64))])
+        stay = xp.take(before, starts + lengths) - xp.take(before, starts)  # per run: entries that do not wrap
+        wrap = xp.take(lengths - stay, owner)
+        entry = xp.take(starts, owner) + xp.where(local < wrap, xp.take(stay, owner) + local, local - wrap)
+        A = _rebuild(xp, A, A.shape, entry, d, (xp.take(c, entry) + t) % n, coalesced=True)
+    return A

@@ -49,12 +49,34 @@ __all__ = ["tril", "triu"]
 
 
 def tril(x, /, *, k=0):
-    """``x`` with the elements above diagonal ``k`` of its last two dims zeroed (see the module docstring)."""
+    """The lower triangle of the last two dims of ``x``: element ``(..., i, j)`` kept when
+    ``j - i <= k``, every other element 0 (not the fill), as ``numpy.tril`` on ``x.to_dense()``.
+
+    Sparse, in ``x``'s layout. With a zero fill the result is the entries inside the triangle,
+    O(nse). With a non-zero fill the result is either fill 0 with every kept position specified
+    or ``x``'s fill with the zeroed positions specified as explicit zeros, whichever has fewer
+    entries: O(batch * M * N) at worst, the size of the answer. On a hybrid array the triangle
+    is over the array's last two dims (dense ones included), as NumPy's on the dense form; see
+    ``docs/manipulation.md`` for the costs there.
+
+    >>> import sparray
+    >>> sparray.tril(sparray.full((3, 3), 2.0), k=-1).to_dense().tolist()
+    [[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [2.0, 2.0, 0.0]]
+    """
     return _triangle(x, k, lower=True)
 
 
 def triu(x, /, *, k=0):
-    """``x`` with the elements below diagonal ``k`` of its last two dims zeroed (see the module docstring)."""
+    """The upper triangle of the last two dims of ``x``: element ``(..., i, j)`` kept when
+    ``j - i >= k``, every other element 0 (not the fill), as ``numpy.triu`` on ``x.to_dense()``.
+
+    Result layout and costs as for ``tril``.
+
+    >>> import sparray
+    >>> A = sparray.asarray([[1.0, 2.0], [3.0, 4.0]], layout="csc")
+    >>> sparray.triu(A).to_dense().tolist(), sparray.triu(A).layout
+    ([[1.0, 2.0], [0.0, 4.0]], 'csc')
+    """
     return _triangle(x, k, lower=False)
 
 
