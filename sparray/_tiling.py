@@ -72,14 +72,13 @@ def _copies(xp, starts, lengths, copies):
     return xp.take(starts, owner) + offset % length, offset // length
 
 
-def _rebuild(xp, A, shape, entry, d, new_c, fill=None, coalesced=None):
+def _rebuild(xp, A, shape, entry, d, new_c, coalesced=None):
     """COO of ``shape`` with the entries ``entry`` of ``A`` and coordinate row ``d`` set to ``new_c``."""
     s = A.sparse_ndim
     itype = index_dtype_for(xp, shape[:s], entry.shape[0], A._indices)
     indices = _replace_row(xp, xp.astype(xp.take(A._indices, entry, axis=1), itype), d, new_c)
     values = xp.take(A._values, entry, axis=0)
-    return _coo_class()._from_parts(xp, indices, values, tuple(shape), A._fill if fill is None else fill,
-                                    coalesced=coalesced)
+    return _coo_class()._from_parts(xp, indices, values, tuple(shape), A._fill, coalesced=coalesced)
 
 
 # --- repeat ------------------------------------------------------------------------------------------
