@@ -69,6 +69,10 @@ from ._elementwise import UNARY as _UNARY
 from ._linalg import addmm, matmul, sampled_addmm, tensordot, vecdot
 from ._concat import concat, stack
 from ._manipulation import broadcast_to, expand_dims, flip, matrix_transpose, moveaxis, permute_dims, reshape, squeeze
+from ._broadcasting import broadcast_arrays, meshgrid
+from ._take import take, take_along_axis, unstack
+from ._tiling import repeat, roll, tile
+from ._triangular import tril, triu
 from ._npz import load_npz, save_npz
 from ._searching import nonzero, where
 from ._softmax import log_softmax, softmax
@@ -95,6 +99,7 @@ __all__ = [
     "sum", "prod", "max", "min", "mean", "var", "std", "any", "all",
     "broadcast_to", "matrix_transpose", "permute_dims", "moveaxis", "reshape", "expand_dims", "squeeze", "flip",
     "concat", "stack", "where", "nonzero",
+    "broadcast_arrays", "meshgrid", "tril", "triu", "repeat", "roll", "tile", "unstack", "take", "take_along_axis",
     "matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax", "log_softmax",
     "save_npz", "load_npz", "from_binsparse",
     "backends", "use_backend", "kernel_table", "check_invariants", "spy",
