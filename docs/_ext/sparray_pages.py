@@ -33,6 +33,9 @@ GROUPS = [
     ("Shapes, indexing and searching", lambda n, o: n in {"broadcast_to", "matrix_transpose", "permute_dims",
                                                           "moveaxis", "reshape", "expand_dims", "squeeze", "flip",
                                                           "concat", "stack", "where", "nonzero"}),
+    ("Searching, sorting, sets, running sums and differences", lambda n, o: n in {
+        "argmax", "argmin", "count_nonzero", "searchsorted", "sort", "argsort", "unique_values", "unique_counts",
+        "unique_inverse", "unique_all", "cumulative_sum", "cumulative_prod", "diff"}),
     ("Linear algebra", lambda n, o: n in {"matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax",
                                           "log_softmax"}),
     ("Files and interchange", lambda n, o: n in {"save_npz", "load_npz", "from_binsparse"}),
