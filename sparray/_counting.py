@@ -56,9 +56,11 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if x1.ndim != 1:
         raise ValueError(f"{who}: x1 must be 1-d; got shape {tuple(x1.shape)}")
     if sorter is not None:
-        if not is_array(sorter) or tuple(sorter.shape) != tuple(x1.shape) or not xp.isdtype(sorter.dtype, "integral"):
-            got = f"shape {tuple(sorter.shape)}, dtype {sorter.dtype}" if is_array(sorter) else type(sorter).__name__
-            raise TypeError(f"{who}: sorter must be an integer array of x1's shape {tuple(x1.shape)}; got {got}")
+        if not is_array(sorter) or not xp.isdtype(sorter.dtype, "integral"):
+            got = f"dtype {sorter.dtype}" if is_array(sorter) else type(sorter).__name__
+            raise TypeError(f"{who}: sorter must be an integer array; got {got}")
+        if tuple(sorter.shape) != tuple(x1.shape):
+            raise ValueError(f"{who}: sorter must have x1's shape {tuple(x1.shape)}; got {tuple(sorter.shape)}")
     check_real(xp, x1.dtype, who)
     if is_scalar(x2):
         x2 = xp.asarray(x2, dtype=x1.dtype)

@@ -5,8 +5,8 @@ difference of two shifted copies of ``x``. Both copies are sparse slices of ``x`
 and their difference is an element-wise operation of two sparse arrays: its pattern is the union
 of the two shifted patterns (at most twice ``nse``), its fill is ``fill - fill`` (0 for a finite
 fill; nan for a nan or infinite fill, as in NumPy). A dense-part fill that varies along a dense
-``axis`` gives a dense-part fill of differences. ``n`` repeats it (at most ``x.shape[axis]``
-times; after that the axis is empty; ``n=0`` returns ``x`` itself, as NumPy). ``prepend``/``append`` (sparse, dense or Python scalars,
+``axis`` gives a dense-part fill of differences. ``n`` repeats it (at most ``x.shape[axis] + 1``
+times: the axis is then empty and its fill settled; ``n=0`` returns ``x`` itself, as NumPy). ``prepend``/``append`` (sparse, dense or Python scalars,
 broadcast along ``axis`` as NumPy does) are joined first with ``concat``; a dense one becomes
 sparse with ``x``'s fill, a sparse one with another fill is re-filled to ``x``'s (O(its size)).
 The result has ``x``'s layout where its shape allows (else COO). Cost O(n * nse) plus the sorts of
@@ -64,7 +64,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
 
     op = not_equal if x.dtype == x._xp.bool else subtract
     head = (slice(None),) * axis
-    for _ in range(min(n, x.shape[axis])):
+    for _ in range(min(n, x.shape[axis] + 1)):  # past the length the axis stays empty and the fill settles
         x = op(x[(*head, slice(1, None))], x[(*head, slice(None, -1))])
     return x
 
