@@ -24,6 +24,7 @@ from __future__ import annotations
 import operator
 
 from ._base import SparseArray
+from ._conversion import match_layout
 from ._namespace import is_array, namespace_of
 from ._operands import is_scalar
 
@@ -55,6 +56,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     axis %= x.ndim
     if n == 0:
         return x  # NumPy's rule: prepend and append are not joined either
+    like = x
     if prepend is not None or append is not None:
         from ._concat import concat
 
@@ -66,7 +68,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     head = (slice(None),) * axis
     for _ in range(min(n, x.shape[axis] + 1)):  # past the length the axis stays empty and the fill settles
         x = op(x[(*head, slice(1, None))], x[(*head, slice(None, -1))])
-    return x
+    return match_layout(x, like) if x.layout == "coo" else x
 
 
 def _joinable(x, extra, axis, name):

@@ -60,7 +60,9 @@ def test_prepend_and_append():
             with quiet():
                 for kw, nkw in [({"prepend": P}, {"prepend": P}), ({"append": Q}, {"append": Q.to_dense()}),
                                 ({"prepend": 2.0, "append": P}, {"prepend": 2.0, "append": P})]:
-                    assert_matches_dense(sparray.diff(A, axis=axis, **kw), np.diff(D, axis=axis, **nkw))
+                    R = sparray.diff(A, axis=axis, **kw)
+                    assert R.layout == layout or (layout == "bsr" and R.layout == "coo")  # blocks that no longer divide
+                    assert_matches_dense(R, np.diff(D, axis=axis, **nkw))
                 assert_matches_dense(sparray.diff(D, axis=axis, prepend=Q), np.diff(D, axis=axis, prepend=Q.to_dense()))
 
 
