@@ -138,22 +138,20 @@ def _along_sparse(xp, L, kind):
 
 
 def _flat(xp, A, kind):
-    """``axis=None``: the flat index of the first extreme, specified elements against the fill."""
+    """``axis=None``: the flat index of the first extreme, specified elements against the fill
+    (whose first element sits at the first unspecified position; ``A.size > 0``)."""
     m = math.prod(A.dense_shape)
     nse = A.nse
-    best, best_at = None, None
-    if nse and m:
-        keys = linear_keys(xp, A._indices, A.sparse_shape)
-        if keys is None:
-            raise NotImplementedError(f"sparray.arg{kind}: sparse shape {A.sparse_shape} has more than 2**63 positions")
+    keys = linear_keys(xp, A._indices, A.sparse_shape)  # sorted and unique: A is coalesced
+    if keys is None:
+        raise NotImplementedError(f"sparray.arg{kind}: sparse shape {A.sparse_shape} has more than 2**63 positions")
+    best = best_at = None
+    if nse:
         flat = xp.reshape(sortable(xp, A._values), (nse * m,))
         i = dense_arg_extreme(xp, flat, 0, kind)
-        best = flat[i]
-        best_at = keys[i // m] * m + i % m
-    unspecified = math.prod(A.sparse_shape) - nse
-    if unspecified:
-        keys = linear_keys(xp, A._indices, A.sparse_shape)
-        gap = xp.sum(xp.astype(keys == xp.arange(nse, dtype=xp.int64), xp.int64))  # keys are sorted and unique
+        best, best_at = flat[i], keys[i // m] * m + i % m
+    if math.prod(A.sparse_shape) > nse:  # some position is unspecified
+        gap = xp.sum(xp.astype(keys == xp.arange(nse, dtype=xp.int64), xp.int64))
         fill = xp.reshape(sortable(xp, xp.broadcast_to(A._fill, A.dense_shape)), (m,))
         j = dense_arg_extreme(xp, fill, 0, kind)
         fill_at = gap * m + j

@@ -6,11 +6,13 @@ and their difference is an element-wise operation of two sparse arrays: its patt
 of the two shifted patterns (at most twice ``nse``), its fill is ``fill - fill`` (0 for a finite
 fill; nan for a nan or infinite fill, as in NumPy). A dense-part fill that varies along a dense
 ``axis`` gives a dense-part fill of differences. ``n`` repeats it (at most ``x.shape[axis] + 1``
-times: the axis is then empty and its fill settled; ``n=0`` returns ``x`` itself, as NumPy). ``prepend``/``append`` (sparse, dense or Python scalars,
-broadcast along ``axis`` as NumPy does) are joined first with ``concat``; a dense one becomes
-sparse with ``x``'s fill, a sparse one with another fill is re-filled to ``x``'s (O(its size)).
-The result has ``x``'s layout where its shape allows (else COO). Cost O(n * nse) plus the sorts of
-the element-wise merge.
+times: the axis is then empty and its fill settled); ``n=0`` returns ``x`` itself, as NumPy.
+``prepend``/``append`` (sparse, dense or Python scalars, broadcast along ``axis`` as NumPy does)
+are joined first with ``concat``; a dense one becomes sparse with ``x``'s fill, a sparse one with
+another fill is re-filled to ``x``'s (O(its size)).
+The result has ``x``'s layout where its shape allows (else COO). Each step costs a merge of the
+two slices (a sort of their entries); its pattern is at most twice the previous one (and never
+more than the positions of the result).
 
 >>> import sparray
 >>> A = sparray.COO([[1, 2]], [3.0, 5.0], shape=(5,), fill_value=1.0)  # [1, 3, 5, 1, 1]

@@ -139,7 +139,8 @@ def _sort_lines(xp, L, descending):
     start, end = _run_bounds(xp, slice_id, slice_id)
     rank = xp.arange(slice_id.shape[0], dtype=xp.int64) - start
     fill = xp.take(L.fill_row, col)
-    before = xp.astype(same_value(xp, values, fill) | precedes(xp, sortable(xp, values), sortable(xp, fill), descending), xp.int64)
+    before = same_value(xp, values, fill) | precedes(xp, sortable(xp, values), sortable(xp, fill), descending)
+    before = xp.astype(before, xp.int64)
     total = xp.concat([xp.zeros((1,), dtype=xp.int64), xp.cumulative_sum(before)])
     k = xp.take(total, end) - xp.take(total, start)
     unspecified = n - xp.take(xp.astype(L.counts, xp.int64), line)
@@ -174,7 +175,7 @@ def _argsort_lines(xp, L, descending):
     slice_id = xp.take(L.keys, line[differs]) * m + col  # over every line, not only the specified ones
     r = xp.reshape(xp.arange(n, dtype=xp.int64), (1, n))
     if slice_id.shape[0] == 0:
-        out = xp.broadcast_to(r, (nslices, n))
+        out = r + xp.zeros((nslices, 1), dtype=xp.int64)
     else:
         order = _slice_order(xp, values, slice_id, descending)
         s_pos, s_id = xp.take(pos, order), xp.take(slice_id, order)
@@ -196,10 +197,10 @@ def _argsort_lines(xp, L, descending):
         in_block = (t >= 0) & (t < block)
         t_c = xp.where(in_block, t, xp.zeros_like(t))
         target = xp.reshape(every, (nslices, 1)) * (n + 1) + t_c
-        block_pos = t_c + xp.reshape(xp.searchsorted(gaps, xp.reshape(target, (-1,)), side="right"), target.shape) - start
+        at_or_before = xp.reshape(xp.searchsorted(gaps, xp.reshape(target, (-1,)), side="right"), target.shape)
+        block_pos = t_c + at_or_before - start
         item = start + xp.where(t < 0, r, r - block)  # which sorted item fills a non-block cell
         item = xp.where(in_block, xp.zeros_like(item), item)
         picked = xp.reshape(xp.take(s_pos, xp.reshape(item, (-1,))), item.shape)
         out = xp.where(in_block, block_pos, picked)
-    out = xp.reshape(out, (*L.kept_shape, *L.dense_shape, n))
-    return xp.moveaxis(out, -1, L.axis) if L.axis != len(L.kept_shape) + len(L.dense_shape) else out
+    return xp.moveaxis(xp.reshape(out, (*L.kept_shape, *L.dense_shape, n)), -1, L.axis)
