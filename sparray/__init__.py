@@ -75,6 +75,12 @@ from ._tiling import repeat, roll, tile
 from ._triangular import tril, triu
 from ._npz import load_npz, save_npz
 from ._searching import nonzero, where
+from ._arg_extremes import argmax, argmin
+from ._counting import count_nonzero, searchsorted
+from ._cumulative import cumulative_prod, cumulative_sum
+from ._diff import diff
+from ._sets import unique_all, unique_counts, unique_inverse, unique_values
+from ._sorting import argsort, sort
 from ._softmax import log_softmax, softmax
 from ._reductions import all, any, max, mean, min, prod, std, sum, var
 from ._validation import check_invariants
@@ -100,6 +106,8 @@ __all__ = [
     "broadcast_to", "matrix_transpose", "permute_dims", "moveaxis", "reshape", "expand_dims", "squeeze", "flip",
     "concat", "stack", "where", "nonzero",
     "broadcast_arrays", "meshgrid", "tril", "triu", "repeat", "roll", "tile", "unstack", "take", "take_along_axis",
+    "argmax", "argmin", "count_nonzero", "searchsorted", "sort", "argsort",
+    "unique_values", "unique_counts", "unique_inverse", "unique_all", "cumulative_sum", "cumulative_prod", "diff",
     "matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax", "log_softmax",
     "save_npz", "load_npz", "from_binsparse",
     "backends", "use_backend", "kernel_table", "check_invariants", "spy",

@@ -36,6 +36,9 @@ GROUPS = [
     ("Broadcasting, tiling, triangles and taking along an axis",
      lambda n, o: n in {"broadcast_arrays", "meshgrid", "tril", "triu", "repeat", "roll", "tile", "unstack", "take",
                         "take_along_axis"}),
+    ("Searching, sorting, sets, running sums and differences", lambda n, o: n in {
+        "argmax", "argmin", "count_nonzero", "searchsorted", "sort", "argsort", "unique_values", "unique_counts",
+        "unique_inverse", "unique_all", "cumulative_sum", "cumulative_prod", "diff"}),
     ("Linear algebra", lambda n, o: n in {"matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax",
                                           "log_softmax"}),
     ("Files and interchange", lambda n, o: n in {"save_npz", "load_npz", "from_binsparse"}),
