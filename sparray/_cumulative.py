@@ -79,6 +79,8 @@ def _cumulative(x, axis, dtype, include_initial, kind):
     f = getattr(xp, name)
     if x.ndim == 0 or x.size == 0:
         dense = x.to_dense()
+        if x.ndim == 0:  # NumPy's rule: one element in a 1-d array (the compat wrapper fails on 0-d)
+            dense = xp.reshape(dense, (1,))
         if dense.dtype == xp.bool:
             dense = xp.astype(dense, xp.int64 if dtype is None else dtype)
         return f(dense, axis=axis, dtype=dtype, include_initial=include_initial)

@@ -85,6 +85,19 @@ def test_array_api_strict_components():
     check(A, D)
 
 
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("value, fill", [(3.0, 1.5), (True, False)])
+def test_zero_d_include_initial(name, value, fill):
+    """Regression (found by the differential test): a 0-d array with include_initial=True raised
+    an IndexError from the array-api-compat wrapper; NumPy runs it as one element, [initial, x]."""
+    Z = sparray.COO(np.zeros((0, 1), dtype=np.int64), [value], shape=(), fill_value=fill)
+    for include_initial in (False, True):
+        got = getattr(sparray, name)(Z, include_initial=include_initial)
+        expected = getattr(np, name)(np.asarray(value), include_initial=include_initial)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
 def test_zero_d_empty_dense_and_errors():
     Z = sparray.COO(np.zeros((0, 1), dtype=np.int64), [3.0], shape=())
     np.testing.assert_array_equal(sparray.cumulative_sum(Z), np.cumulative_sum(np.asarray(3.0)))
