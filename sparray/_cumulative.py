@@ -108,8 +108,10 @@ def _along_dense(xp, A, axis, out_dtype, include_initial, f):
     from ._coo import COO
 
     d = axis - A.sparse_ndim
-    values = f(xp.astype(A._values, out_dtype), axis=1 + d, include_initial=include_initial)
-    fill = f(xp.astype(xp.broadcast_to(A._fill, A.dense_shape), out_dtype), axis=d, include_initial=include_initial)
+    # dtype passed on: a running sum of booleans is the default integer unless bool is asked for
+    values = f(xp.astype(A._values, out_dtype), axis=1 + d, dtype=out_dtype, include_initial=include_initial)
+    fill = xp.astype(xp.broadcast_to(A._fill, A.dense_shape), out_dtype)
+    fill = f(fill, axis=d, dtype=out_dtype, include_initial=include_initial)
     shape = (*A.shape[:axis], A.shape[axis] + include_initial, *A.shape[axis + 1 :])
     return COO._from_parts(xp, A._indices, values, shape, fill, coalesced=True)
 
