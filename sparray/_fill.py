@@ -2,8 +2,16 @@
 
 Invariant kept by every SparseArray (API.md section 2, RFC points 5-6): ``fill_value`` is an
 array of the components' namespace with the array's dtype, either 0-d or shaped exactly like the
-dense part ``shape[ndim - dense_ndim:]``. "Equal to the fill" treats nan as equal to nan, so
-``asarray([nan, 1.0], fill_value=nan)`` leaves the nan unspecified.
+dense part ``shape[ndim - dense_ndim:]``.
+
+"The same value as the fill" (``same_value``) is the one rule that decides which elements are
+left unspecified, everywhere (``asarray`` and the creation functions, conversions from dense,
+the compressed kernels' ``dense_to_compressed``, element-wise pattern pruning): an element is
+the fill only when it is that value exactly. Floats: equal and with the same sign of zero
+(``-0.0`` is not the fill ``+0.0``), and any NaN matches any NaN; complex numbers: real and
+imaginary parts each by the float rule; integers and booleans: equal. So
+``asarray([nan, 1.0], fill_value=nan)`` leaves the nan unspecified and ``asarray([-0.0])``
+keeps the ``-0.0`` as a specified element.
 """
 
 from __future__ import annotations
@@ -66,15 +74,33 @@ def normalize_fill(xp, fill_value, dtype, dense_shape, who: str):
 
 
 def same_value(xp, a, b):
-    """Element-wise equality that treats nan as equal to nan (and nan+nanj likewise)."""
-    eq = a == b
-    try:
-        kind = _kind(xp, a.dtype) if is_array(a) else "f"
-    except TypeError:
-        return eq
-    if kind in "fc":
-        eq = eq | (xp.isnan(a) & xp.isnan(b))
-    return eq
+    """Element-wise "``a`` is exactly the value ``b``": the fill rule of the module docstring.
+
+    Floats: ``a == b`` with the same sign of zero, or both NaN; complex: both parts so;
+    integers and booleans: ``a == b``. ``b`` may be a Python scalar; arrays broadcast.
+
+    >>> import array_api_compat.numpy as xp
+    >>> same_value(xp, xp.asarray([0.0, -0.0, float("nan"), 1.0]), xp.asarray(0.0)).tolist()
+    [True, False, False, False]
+    """
+    if not is_array(b):
+        b = xp.asarray(b, dtype=a.dtype) if is_array(a) else xp.asarray(b)
+    if not is_array(a):
+        a = xp.asarray(a, dtype=b.dtype)
+    if a.dtype != b.dtype:
+        common = xp.result_type(a.dtype, b.dtype)
+        a, b = xp.astype(a, common), xp.astype(b, common)
+    kind = _kind(xp, a.dtype)
+    if kind == "c":
+        return _same_float(xp, xp.real(a), xp.real(b)) & _same_float(xp, xp.imag(a), xp.imag(b))
+    if kind == "f":
+        return _same_float(xp, a, b)
+    return a == b
+
+
+def _same_float(xp, a, b):
+    """Real floats: equal with the same sign (which only a zero can differ in), or both NaN."""
+    return ((a == b) & (xp.signbit(a) == xp.signbit(b))) | (xp.isnan(a) & xp.isnan(b))
 
 
 def fill_is_zero(xp, fill) -> bool:
