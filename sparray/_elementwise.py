@@ -40,6 +40,7 @@ from ._keys import linear_keys, unravel
 from ._manipulation import align_splits, broadcast_shapes, broadcast_to, move_dense_to_sparse
 from ._namespace import is_array, namespace_of
 from ._operands import is_scalar
+from ._special_values import standard_function
 
 # name -> linear (f(a + b) == f(a) + f(b), so duplicates need no coalescing)
 UNARY = {
@@ -81,7 +82,9 @@ __all__ = [*UNARY, *BINARY, "clip"]
 
 
 def _fn(xp, name):
-    f = getattr(xp, name, None)
+    """The element-wise function ``name`` of namespace ``xp``: the standard-conforming version of
+    ``_special_values`` where NumPy's special cases differ from the standard's, else ``xp.<name>``."""
+    f = standard_function(xp, name) or getattr(xp, name, None)
     if f is None:
         raise NotImplementedError(f"sparray.{name}: the array namespace {xp.__name__} has no {name}")
     return f

@@ -34,6 +34,10 @@ Exclusions and documented differences (kept short, each with its reason):
 - ``full``/``full_like``/``asarray(..., fill_value=v)`` with a value the dtype cannot hold (2 as
   bool, 1.5 or nan as int): sparray raises ValueError (a fill is never truncated silently,
   docs/fill_value.md) where NumPy casts.
+- ``floor_divide`` (``//``) of floats where exactly one operand is infinite: sparray follows the
+  standard (``floor(x1 / x2)``: ``inf // 2 = inf``, ``-1 // inf = -0``) where NumPy pairs ``//``
+  with ``%`` (nan, -1); the reference is ``standard_floor_divide`` below (docs/testing.md lists
+  every such difference).
 - ``mean``/``var``/``std`` of integer or bool input: the array API defines them for floating
   dtypes only, NumPy promotes to float64; sparray follows NumPy here, so nothing is excluded.
 """
@@ -156,6 +160,22 @@ def second_operand(draw, case, same_dtype_prob=True):
     return kind, other.D, other.D
 
 
+def standard_floor_divide(x1, x2):
+    """The standard's floor_divide: NumPy's, except ``floor(x1 / x2)`` for real floats where exactly
+    one operand is infinite (NumPy: ``inf // 2`` is nan, ``-1 // inf`` is -1)."""
+    out = np.floor_divide(x1, x2)
+    if np.asarray(out).dtype.kind != "f":
+        return out
+    a, b = np.asarray(x1, dtype=out.dtype), np.asarray(x2, dtype=out.dtype)
+    one_inf = np.isinf(a) != np.isinf(b)
+    both_not_nan = ~np.isnan(a) & ~np.isnan(b)
+    return np.where(one_inf & both_not_nan, np.floor(a / b), out)[()]
+
+
+#: NumPy functions replaced by the standard's answer where the two differ (docs/testing.md)
+STANDARD_REFERENCE = {"floor_divide": standard_floor_divide, "//": standard_floor_divide}
+
+
 def _binary_call(f, kind, x, y):
     return (lambda: f(y, x)) if kind in ("scalar_first", "dense_first") else (lambda: f(x, y))
 
@@ -195,7 +215,7 @@ def test_binary_elementwise(backend, data):
     kind, y_sp, y_np = data.draw(second_operand(case), label="other")
     name = data.draw(st.sampled_from(BINARY_NAMES + list(OPERATORS)), label="op")
     f_sp = OPERATORS[name] if name in OPERATORS else getattr(sparray, name)
-    f_np = OPERATORS[name] if name in OPERATORS else getattr(np, name)
+    f_np = STANDARD_REFERENCE.get(name) or (OPERATORS[name] if name in OPERATORS else getattr(np, name))
     ctx = f"{name}({case.label}, {kind} {getattr(y_np, 'shape', y_np)} {getattr(y_np, 'dtype', '')})"
     np_call, sp_call = _binary_call(f_np, kind, case.D, y_np), _binary_call(f_sp, kind, case.A, y_sp)
     if name in ("pow", "**") and case.D.dtype == bool and getattr(y_np, "dtype", bool) in (bool, np.bool_):
