@@ -361,6 +361,53 @@ def test_getitem(backend, data):
     assert_same(got, expected, ctx)
 
 
+@st.composite
+def setitem_value(draw, case, shape):
+    """(sparray value, numpy value) to assign into the indexed ``shape``: a compatible Python scalar,
+    the array's fill, a dense array or a sparse array of the array's dtype (broadcastable to ``shape``)."""
+    dtype = case.D.dtype.name
+    kind = draw(st.sampled_from(["scalar", "fill", "dense", "sparse"]))
+    if kind == "scalar" or (kind == "fill" and np.asarray(case.A.fill_value).ndim):
+        s = draw(st.sampled_from({"bool": [True, False]}.get(dtype, [0, 1, -3, True] if dtype.startswith("int") else
+                                                                   [0.0, -0.0, 1.5, -2.0, 3, float("inf"), float("nan")])))
+        return s, s
+    if kind == "fill":
+        f = np.asarray(case.A.fill_value).item()
+        return f, f
+    vshape = draw(broadcastable_shape(shape)) if shape else ()
+    vshape = vshape[len(vshape) - len(shape):] if len(vshape) > len(shape) else vshape  # no extra leading dims
+    other = draw(sparse_cases(shape=vshape, dtype=dtype))
+    return (other.A, other.D) if kind == "sparse" else (other.D, other.D)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@_SETTINGS
+@given(data=st.data())
+def test_setitem(backend, data):
+    case = data.draw(sparse_cases(), label="case")
+    key = data.draw(index_keys(case.D.shape), label="key")
+    try:
+        shape = case.D[key].shape
+    except IndexError:
+        shape = None
+    v_sp, v_np = data.draw(setitem_value(case, shape), label="value") if shape is not None else (0, 0)
+    ctx = f"A[{key!r}] = {type(v_sp).__name__} {getattr(v_np, 'shape', v_np)} on {case.label}"
+
+    def np_call():
+        D = case.D.copy()
+        D[key] = v_np
+        return D
+
+    def sp_call():
+        A = case.A.copy()
+        A[key] = v_sp
+        assert type(A) is type(case.A) and A.dense_ndim == case.A.dense_ndim, ctx
+        return A
+
+    with _Backend(backend):
+        check(sp_call, np_call, ctx)
+
+
 # --- products and softmax ---------------------------------------------------------------------------
 def ieee_matmul(a, b):
     """``a @ b`` as a sum of element products (``0 * inf`` is nan), shapes and errors as ``np.matmul``.
