@@ -344,12 +344,12 @@ for _d, _f in _UNARY_DUNDERS.items():
 
 def _make_inplace(stem):
     def op(self, other, /):
-        from ._mutate import inplace
+        from ._inplace import inplace
 
         return inplace(self, stem, other)
 
     op.__name__ = op.__qualname__ = f"__i{stem}__"
-    op.__doc__ = f"``self {stem}= other`` on this very object: same dtype and shape, or an error (``sparray._mutate``)."
+    op.__doc__ = f"``self {stem}= other`` on this very object: same dtype and shape, or an error (``sparray._inplace``)."
     return op
 
 

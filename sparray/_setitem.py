@@ -73,7 +73,7 @@ __all__ = ["setitem", "assign"]
 
 def setitem(A, key, value) -> None:
     """``A[key] = value`` (see the module docstring): the new components are rebound on ``A``."""
-    from ._mutate import rebind
+    from ._inplace import rebind
 
     rebind(A, assign(A, key, value), who="__setitem__")
 
