@@ -76,7 +76,7 @@ from ._reductions import all, any, max, mean, min, prod, std, sum, var
 from ._validation import check_invariants
 from ._display import spy
 from ._dlpack import from_dlpack
-from ._namespace_info import array_namespace_info as __array_namespace_info__
+from ._namespace_info import array_namespace_info as __array_namespace_info__  # noqa: F401  (a dunder: not in __all__)
 
 del annotations  # the __future__ import above is not a public name of the namespace
 
@@ -98,7 +98,7 @@ __all__ = [
     "broadcast_to", "matrix_transpose", "permute_dims", "moveaxis", "reshape", "expand_dims", "squeeze", "flip",
     "concat", "stack", "where", "nonzero",
     "matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax", "log_softmax",
-    "save_npz", "load_npz", "from_binsparse", "from_dlpack", "__array_namespace_info__",
+    "save_npz", "load_npz", "from_binsparse", "from_dlpack",
     "backends", "use_backend", "kernel_table", "check_invariants", "spy",
     "e", "inf", "nan", "pi", "newaxis",
 ]  # fmt: skip

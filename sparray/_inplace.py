@@ -4,7 +4,7 @@ A SparseArray never writes into its component buffers (other arrays share them: 
 results of element-wise functions, row slices). An in-place operation computes a new array and
 *rebinds* its components, shape, fill and flags on the same object (``rebind``): every name bound
 to ``A`` sees the change, as in NumPy, and arrays that shared the old buffers keep the old values
-(copy-on-write; docs/manipulation.md explains why views do not see the write).
+(copy-on-write; docs/array_object.md explains why views do not see the write).
 
 In-place operators follow the standard: ``A op= B`` is ``A = A op B`` on the same object, and the
 result must have A's dtype and A's shape, else the operation raises (TypeError for the dtype, as

@@ -30,7 +30,7 @@ name bound to ``A`` sees the change; arrays that merely shared A's buffers (``A.
 ``A[i:j]`` of a CSR, the results of element-wise functions, which share A's index arrays) keep the
 old contents. NumPy writes through views; sparray cannot, since an assignment may add or remove
 positions (no fixed-size buffer can take them), and its operations share index buffers freely, so
-writing into a buffer in place would change unrelated arrays. (docs/manipulation.md)
+writing into a buffer in place would change unrelated arrays (docs/array_object.md).
 
 How (``_assign_coo``), on the coalesced COO form of ``A`` with ``m`` elements per dense part:
 
@@ -360,7 +360,7 @@ class _KeyMap:
         """Mask of the output coordinates that are the last to reach their target."""
         if self.last_b is None:
             return None
-        return xp_take(self.xp, self.last_b, self.b_index(coords))
+        return _take(self.xp, self.last_b, self.b_index(coords))
 
     def to_input(self, coords):
         """A's coordinates ``(ndim, n)`` of output coordinates ``coords`` ``(len(R), n)``."""
@@ -379,11 +379,11 @@ class _KeyMap:
                 start, _, step = it.indices(size)
                 rows.append(start + coords[where_out[("slice", p)], :] * step)
             else:
-                rows.append(xp_take(xp, self.targets[p], b))
+                rows.append(_take(xp, self.targets[p], b))
         return xp.stack(rows) if rows else xp.zeros((0, n), dtype=xp.int64)
 
 
-def xp_take(xp, a, idx):
+def _take(xp, a, idx):
     return xp.take(a, idx) if idx.shape[0] else xp.zeros((0,), dtype=a.dtype)
 
 
@@ -396,6 +396,7 @@ def _assign_coo(A, key, value):
     from ._manipulation import move_dense_to_sparse
 
     xp = A._xp
+    A._check_contents()  # the indices are trusted below (M shares them)
     A = A.coalesce()
     items, split = _parse(xp, key, A.ndim)
     if any(isinstance(it, _Adv) for it in items):  # NumPy: ints are advanced indices then
@@ -416,6 +417,8 @@ def _assign_coo(A, key, value):
         r_coords = xp.zeros((0, reached.nse), dtype=xp.int64)
         r_ids = xp.reshape(reached._values, (-1,))
     else:
+        if tuple(reached.shape) != R:
+            raise RuntimeError(f"sparray.__setitem__: internal error: A[key] has shape {reached.shape}, the key map {R}")
         full = move_dense_to_sparse(reached, reached.ndim)
         r_coords, r_ids = xp.astype(full._indices, xp.int64), xp.reshape(full._values, (-1,))
     keep = kmap.keep_last(r_coords)
@@ -490,7 +493,7 @@ def _rebuild(A, r_ids, r_vals, c_in, c_vals, fill_row):
         on_specified = (at < nse) & (xp.take(all_keys, clipped) == pos)
     else:
         on_specified = xp.zeros((n,), dtype=xp.bool)
-    differs = ~same_value(xp, c_vals, xp_take(xp, fill_row, off)) if n else on_specified
+    differs = ~same_value(xp, c_vals, _take(xp, fill_row, off)) if n else on_specified
     new = xp.nonzero(~on_specified & differs)[0]
     pos, off, vals = xp.take(pos, new), xp.take(off, new), xp.take(c_vals, new)
     new_keys, new_rows = _group_rows(xp, pos, off, vals, fill_row)

@@ -38,6 +38,9 @@ Exclusions and documented differences (kept short, each with its reason):
   standard (``floor(x1 / x2)``: ``inf // 2 = inf``, ``-1 // inf = -0``) where NumPy pairs ``//``
   with ``%`` (nan, -1); the reference is ``standard_floor_divide`` below (docs/testing.md lists
   every such difference).
+- ``A[key] = value``: values are drawn of the array's dtype (or as compatible Python scalars):
+  sparray refuses a float array into an int array where NumPy truncates (test_setitem.py checks
+  the casting rules).
 - ``mean``/``var``/``std`` of integer or bool input: the array API defines them for floating
   dtypes only, NumPy promotes to float64; sparray follows NumPy here, so nothing is excluded.
 """
