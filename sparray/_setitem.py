@@ -88,10 +88,10 @@ def assign(x, key, value):
         from ._manipulation import reshape
 
         insert, on_units, remove = units
-        expanded = _assign_coo(getitem(A, insert), on_units, value)
+        expanded = _assign_coo(getitem(A, insert), on_units, value, _blocks(x, _original_dims(insert, x.ndim)))
         out = getitem(expanded, remove) if x.ndim else reshape(expanded, ())
     else:
-        out = _assign_coo(A, key, value)
+        out = _assign_coo(A, key, value, _blocks(x, list(range(x.ndim))))
     if out.dense_ndim != x.dense_ndim:
         out = out.to_layout("coo", dense_ndim=x.dense_ndim)
     if x.layout == "coo":
@@ -100,6 +100,35 @@ def assign(x, key, value):
     if type(result) is not type(x):  # match_layout keeps COO for shapes a layout cannot hold; x's can
         result = out.to_layout(x.layout, blocksize=getattr(x, "blocksize", None) if x._blocked else None)
     return result
+
+
+def _original_dims(insert, ndim):
+    """Where x's dims stand in ``x[insert]`` (``insert``: full slices, Nones and one Ellipsis at most).
+
+    >>> _original_dims((None, Ellipsis, None), 2), _original_dims((None,), 2)
+    ([1, 2], [1, 2])
+    """
+    named = sum(1 for k in insert if k is not None and k is not Ellipsis)
+    out, d = [], 0
+    for k in insert:
+        if k is None:
+            d += 1
+        elif k is Ellipsis:
+            out += list(range(d, d + ndim - named))
+            d += ndim - named
+        else:
+            out.append(d)
+            d += 1
+    return out + list(range(d, d + ndim - len(out)))  # dims the key leaves out come last
+
+
+def _blocks(x, dims):
+    """For BSR/BSC ``x``: (row dim, column dim, bh, bw) in the COO being assigned (``dims[d]`` is
+    where x's dim d stands there); None for the other layouts, whose positions are single."""
+    if not getattr(x, "_blocked", False):
+        return None
+    b = x.batch_ndim
+    return dims[b], dims[b + 1], *x.blocksize
 
 
 # ---- the value --------------------------------------------------------------------------------------
@@ -390,8 +419,9 @@ def _take(xp, a, idx):
 # ---- the assignment on COO ----------------------------------------------------------------------------
 
 
-def _assign_coo(A, key, value):
-    """COO ``A`` (any) with ``A[key] = value`` applied: a new coalesced COO (see the module docstring)."""
+def _assign_coo(A, key, value, blocks=None):
+    """COO ``A`` (any) with ``A[key] = value`` applied: a new coalesced COO (see the module docstring).
+    ``blocks`` (row dim, column dim, bh, bw): positions are removed block by block (BSR/BSC)."""
     from ._coo import COO
     from ._manipulation import move_dense_to_sparse
 
@@ -437,7 +467,7 @@ def _assign_coo(A, key, value):
     keep = kmap.keep_last(c_coords)
     if keep is not None:
         c_coords, c_vals = _mask_cols(xp, c_coords, keep), _mask(xp, c_vals, keep)
-    return _rebuild(A, r_ids, r_vals, kmap.to_input(c_coords), c_vals, fill_row)
+    return _rebuild(A, r_ids, r_vals, kmap.to_input(c_coords), c_vals, fill_row, blocks)
 
 
 def _mask(xp, a, keep):
@@ -463,26 +493,25 @@ def _replace_at(xp, base, where, values):
     return xp.where(hit, xp.take(v, clipped), base), hit
 
 
-def _rebuild(A, r_ids, r_vals, c_in, c_vals, fill_row):
-    """The new COO: A's rows with elements ``r_ids`` set to ``r_vals`` (touched rows that became all
-    fill dropped), plus new rows for the candidates ``c_in`` (A's coordinates) that land on
-    unspecified positions with a value other than the fill."""
+def _rebuild(A, r_ids, r_vals, c_in, c_vals, fill_row, blocks=None):
+    """The new COO: A's rows with elements ``r_ids`` set to ``r_vals``, plus new rows for the
+    candidates ``c_in`` (A's coordinates) that land on unspecified positions with a value other
+    than the fill; a touched position (with ``blocks``: a touched block) that holds only the fill
+    now is removed."""
     from ._coo import COO
 
     xp = A._xp
     s, nse = A.sparse_ndim, A.nse
     sparse_shape, dense_shape = A.sparse_shape, A.dense_shape
     m = fill_row.shape[0]
-    all_keys = a_keys = linear_keys(xp, A._indices, sparse_shape)
-    if a_keys is None:
+    all_keys = linear_keys(xp, A._indices, sparse_shape)
+    if all_keys is None:
         raise ValueError(f"sparray.__setitem__: sparse shapes with more than 2**63 positions ({sparse_shape}) are not supported")
-    # 1. A's rows, updated; touched rows that hold only the fill now are removed
+    # 1. A's rows, updated
     flat, hit = _replace_at(xp, xp.reshape(A._values, (nse * m,)), r_ids, r_vals)
     rows = xp.reshape(flat, (nse, m))
     touched = xp.any(xp.reshape(hit, (nse, m)), axis=1)
     all_fill = xp.all(same_value(xp, rows, xp.reshape(fill_row, (1, m))), axis=1)
-    kept = xp.nonzero(~(touched & all_fill))[0]
-    a_keys, rows = xp.take(a_keys, kept), xp.take(rows, kept, axis=0)
     # 2. new rows: candidates on unspecified positions whose value is not the fill
     n = c_in.shape[1]
     pos = _linear(xp, [c_in[d, :] for d in range(s)], sparse_shape, n)
@@ -497,15 +526,51 @@ def _rebuild(A, r_ids, r_vals, c_in, c_vals, fill_row):
     new = xp.nonzero(~on_specified & differs)[0]
     pos, off, vals = xp.take(pos, new), xp.take(off, new), xp.take(c_vals, new)
     new_keys, new_rows = _group_rows(xp, pos, off, vals, fill_row)
-    # 3. merge by position (the two key sets are disjoint)
-    keys = xp.concat([a_keys, new_keys])
+    # 3. touched positions (blocks) holding only the fill go; the rest merge by position
+    keys = xp.concat([all_keys, new_keys])
     values = xp.concat([rows, new_rows], axis=0)
+    k_new = new_keys.shape[0]
+    if blocks is None:
+        drop = xp.concat([touched & all_fill, xp.zeros((k_new,), dtype=xp.bool)])
+    else:
+        group = _block_keys(xp, keys, sparse_shape, blocks)
+        touched = xp.concat([touched, xp.ones((k_new,), dtype=xp.bool)])
+        not_fill = xp.concat([~all_fill, xp.ones((k_new,), dtype=xp.bool)])
+        drop = _group_any(xp, group, touched) & ~_group_any(xp, group, not_fill)
+    kept = xp.nonzero(~drop)[0]
+    keys, values = xp.take(keys, kept), xp.take(values, kept, axis=0)
     order = xp.argsort(keys, stable=True)
     keys, values = xp.take(keys, order), xp.take(values, order, axis=0)
     total = keys.shape[0]
     itype = index_dtype_for(xp, A.shape, total, A._indices)
     indices = unravel(xp, keys, sparse_shape, itype)
     return COO._from_parts(xp, indices, xp.reshape(values, (total, *dense_shape)), A.shape, A._fill, coalesced=True)
+
+
+def _block_keys(xp, keys, sparse_shape, blocks):
+    """The block of each position key: its coordinates with the row and column divided by (bh, bw)."""
+    row, col, bh, bw = blocks
+    coords = unravel(xp, keys, sparse_shape, xp.int64)
+    rows = [coords[d, :] // (bh if d == row else bw if d == col else 1) for d in range(len(sparse_shape))]
+    shape = [-(-n // (bh if d == row else bw if d == col else 1)) for d, n in enumerate(sparse_shape)]
+    return _linear(xp, rows, shape, keys.shape[0])
+
+
+def _group_any(xp, group, flags):
+    """Per element: whether any element of its group (equal ``group`` keys) has its flag set."""
+    n = group.shape[0]
+    if n == 0:
+        return flags
+    order = xp.argsort(group, stable=True)
+    g = xp.take(group, order)
+    counts = xp.cumulative_sum(xp.astype(xp.take(flags, order), xp.int64))
+    last = xp.concat([g[1:] != g[:-1], xp.ones((1,), dtype=xp.bool)])
+    ends = xp.nonzero(last)[0]  # the last sorted element of each group
+    seg = xp.cumulative_sum(xp.astype(xp.concat([xp.zeros((1,), dtype=xp.bool), last[:-1]]), xp.int64))
+    totals = xp.take(counts, ends)
+    before = xp.concat([xp.zeros((1,), dtype=xp.int64), totals[:-1]])
+    any_sorted = xp.take(totals - before, seg) > 0
+    return xp.take(any_sorted, xp.argsort(order))
 
 
 def _group_rows(xp, pos, off, vals, fill_row):

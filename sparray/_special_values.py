@@ -2,8 +2,9 @@
 
 ``_elementwise._fn(xp, name)`` takes the function from here when ``name`` is in ``FUNCTIONS``,
 else ``xp.<name>``; so values, fills and dense operands of the sparray namespace all get the
-standard's answer. Each function computes ``xp.<name>`` first (its accuracy and its warnings are
-the namespace's) and only replaces the elements of the special cases, with pure array API code:
+standard's answer. Each function computes ``xp.<name>`` on the other elements (their accuracy and
+their warnings are the namespace's; the special ones are replaced by a harmless input first, so
+``inf // 2`` warns nobody) and writes the special cases' answers in, with pure array API code:
 
 - ``floor_divide`` of real floats: NumPy pairs ``//`` with ``%`` (Python's rule) and gives NaN
   for ``+-inf // finite`` and ``-1`` for ``-1 // +inf``; the standard asks for
@@ -51,15 +52,27 @@ def _const(xp, value, dtype):
 def floor_divide(xp, x1, x2, /):
     """``xp.floor_divide``, with the standard's ``floor(x1 / x2)`` where exactly one float operand
     is infinite and the other finite (``inf // 2 = inf``, ``-1 // inf = -0``, ``1 // -inf = -0``)."""
-    out = xp.floor_divide(x1, x2)
-    dt = out.dtype if is_array(out) else xp.asarray(out).dtype
+    dt = xp.result_type(x1, x2)
     if _kind(xp, dt) != "f":
-        return out
+        return xp.floor_divide(x1, x2)
     a, b = _as(xp, x1, dt), _as(xp, x2, dt)
     special = (xp.isinf(a) & xp.isfinite(b)) | (xp.isfinite(a) & xp.isinf(b))
-    # the quotient only where one side is infinite: inf / finite and finite / inf raise no flag
-    q = xp.floor(xp.where(special, a, _const(xp, 0.0, dt)) / xp.where(special, b, _const(xp, 1.0, dt)))
-    return xp.where(special, q, out)
+    zero, one = _const(xp, 0.0, dt), _const(xp, 1.0, dt)
+    # the special quotients (inf / finite, finite / inf: no floating-point flag), 0 / 1 elsewhere
+    q = xp.floor(xp.where(special, a, zero) / xp.where(special, b, one))
+    return xp.where(special, q, xp.floor_divide(xp.where(special, zero, a), xp.where(special, one, b)))
+
+
+def _patched(xp, f, x, fixes, harmless):
+    """``f(x)`` with ``value`` where each ``(mask, value)`` of ``fixes`` holds (later fixes win);
+    the masked inputs are replaced by ``harmless`` before ``f`` sees them."""
+    special = fixes[0][0]
+    for mask, _ in fixes[1:]:
+        special = special | mask
+    out = f(xp.where(special, _const(xp, harmless, x.dtype), x))
+    for mask, value in fixes:
+        out = xp.where(mask, value, out)
+    return out
 
 
 def _signed_zero_imag(xp, real, b, dtype):
@@ -79,9 +92,8 @@ def expm1(xp, x, /):
     ``-> inf + nan j``; ``a = -inf -> -1 + (+0 * sin(b)) j`` (``-1 + 0j`` for an infinite or NaN
     ``b``; NumPy's complex64 gave ``-0.99999988`` for a finite one); ``a = nan, b = +-0 -> nan + bj``.
     The other cases are the namespace's."""
-    out = xp.expm1(x)
     if _kind(xp, x.dtype) != "c":
-        return out
+        return xp.expm1(x)
     dt = x.dtype
     a, b = xp.real(x), xp.imag(x)
     zero_b = b == 0
@@ -93,32 +105,30 @@ def expm1(xp, x, /):
         (a == -inf, _signed_zero_imag(xp, -1.0, _zero_times_sin(xp, b), dt)),
         (xp.isnan(a) & zero_b, _signed_zero_imag(xp, nan, b, dt)),
     ]
-    for where, value in fixes:
-        out = xp.where(where, value, out)
-    return out
+    return _patched(xp, xp.expm1, x, fixes, 0j)
 
 
 def tanh(xp, x, /):
     """``xp.tanh``, with ``tanh(+-inf + yj) = +-1 + 0j`` (the zero signed as y) for a finite y."""
-    out = xp.tanh(x)
     if _kind(xp, x.dtype) != "c":
-        return out
+        return xp.tanh(x)
     dt = x.dtype
     a, b = xp.real(x), xp.imag(x)
-    pos = _signed_zero_imag(xp, 1.0, b, dt)
-    neg = _signed_zero_imag(xp, -1.0, b, dt)
-    return xp.where(xp.isinf(a) & xp.isfinite(b), xp.where(a > 0, pos, neg), out)
+    value = xp.where(a > 0, _signed_zero_imag(xp, 1.0, b, dt), _signed_zero_imag(xp, -1.0, b, dt))
+    return _patched(xp, xp.tanh, x, [(xp.isinf(a) & xp.isfinite(b), value)], 0j)
 
 
 def sign(xp, x, /):
     """``xp.sign``, with ``0 + 0j`` for a complex zero of any signs and ``nan + nan j`` when a part is NaN."""
-    out = xp.sign(x)
     if _kind(xp, x.dtype) != "c":
-        return out
+        return xp.sign(x)
     dt = x.dtype
     a, b = xp.real(x), xp.imag(x)
-    out = xp.where((a == 0) & (b == 0), _const(xp, complex(0.0, 0.0), dt), out)
-    return xp.where(xp.isnan(a) | xp.isnan(b), _const(xp, complex(math.nan, math.nan), dt), out)
+    fixes = [
+        ((a == 0) & (b == 0), _const(xp, complex(0.0, 0.0), dt)),
+        (xp.isnan(a) | xp.isnan(b), _const(xp, complex(math.nan, math.nan), dt)),
+    ]
+    return _patched(xp, xp.sign, x, fixes, 1 + 0j)
 
 
 #: element-wise function name -> the standard-conforming implementation ``f(xp, *args)``

@@ -123,6 +123,29 @@ def test_assigning_the_fill_removes_entries():
         assert A.nse == 0
 
 
+@pytest.mark.parametrize("layout", ["bsr", "bsc"])
+def test_blocks_go_when_the_assignment_leaves_them_all_fill(layout):
+    D = np.zeros((4, 6))
+    D[0, 0], D[2:4, 3:6] = 1.0, 5.0
+    A = sparray.asarray(D, layout=layout, blocksize=(2, 3))
+    assert A.nse == 2
+    A[0, 0] = 0.0  # the block's only other-than-fill element: the block goes
+    assert A.nse == 1
+    A[2, 3] = 0.0  # the block keeps five 5.0s
+    assert A.nse == 1
+    A[1, 4] = 2.0  # a new block over the fill
+    assert A.nse == 2 and A.blocksize == (2, 3)
+    A[2:4, 3:] = 0.0
+    assert A.nse == 1
+    E = np.zeros((4, 6))
+    E[1, 4] = 2.0
+    np.testing.assert_array_equal(A.to_dense(), E)
+    Z = sparray.BSR([0, 1, 1], [0], np.zeros((1, 2, 3)), shape=(4, 6)) if layout == "bsr" else None
+    if Z is not None:  # a stored block of explicit fills that the key does not reach stays
+        Z[3, 5] = 1.0
+        assert Z.nse == 2
+
+
 def test_nan_and_inf_fills():
     A = sparray.asarray([[1.0, np.nan], [np.nan, 2.0]], fill_value=np.nan, layout="csr")
     assert A.nse == 2
