@@ -13,7 +13,7 @@ operation on both sides. The rules:
   silently wrong answer).
 
 The budget follows the hypothesis profile: the "ci" profile (the default) runs a fixed,
-derandomized budget (100 trials per operation family and backend, 2,400 in all, about 1.5 minutes
+derandomized budget (100 trials per operation family and backend, 2,700 in all, about 1.5 minutes
 here); ``pytest tests/test_differential.py --hypothesis-profile long`` runs ten times as many, with
 new random draws each run.
 
