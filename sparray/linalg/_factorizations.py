@@ -163,13 +163,13 @@ def solve(x1, x2, /):
     M = x1.shape[-1]
     if x2.ndim == 0:
         raise ValueError(f"{who}: x2 must have shape (M,) or (..., M, K); got a 0-d array")
-    if x2.ndim == 1:
-        if x2.shape[0] != M:
-            raise ValueError(f"{who}: x2 of shape {tuple(x2.shape)} must have M = {M} elements to match x1 of shape {tuple(x1.shape)}")
-    else:
+    if x2.ndim == 1 and x2.shape[0] != M:
+        raise ValueError(f"{who}: x2 of shape {tuple(x2.shape)} must have M = {M} elements to match x1 of shape {x1.shape}")
+    if x2.ndim > 1:
         if x2.shape[-2] != M:
             raise ValueError(
-                f"{who}: x2 of shape {tuple(x2.shape)} must have M = {M} rows (shape (..., M, K)) to match x1 of shape {tuple(x1.shape)}"
+                f"{who}: x2 of shape {tuple(x2.shape)} must have M = {M} rows (shape (..., M, K)) "
+                f"to match x1 of shape {tuple(x1.shape)}"
             )
         broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2]), who=f"{who}: the batch dims of x1 and x2")
     if _sparse_route(xp, x1):

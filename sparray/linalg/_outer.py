@@ -152,7 +152,10 @@ def cross(x1, x2, /, *, axis=-1):
     if nmin == 0:
         raise ValueError(f"{who}: operands must be at least 1-d; got shapes {tuple(x1.shape)} and {tuple(x2.shape)}")
     if not -nmin <= axis <= -1:
-        raise ValueError(f"{who}: axis must be a negative int in [{-nmin}, -1] for shapes {tuple(x1.shape)} and {tuple(x2.shape)}; got {axis}")
+        raise ValueError(
+            f"{who}: axis must be a negative int in [{-nmin}, -1] for shapes {tuple(x1.shape)} and {tuple(x2.shape)}; "
+            f"got {axis}"
+        )
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError(
             f"{who}: both operands must have size 3 along axis {axis}; got shapes {tuple(x1.shape)} and {tuple(x2.shape)}"
