@@ -13,6 +13,7 @@ from linalg_ext_cases import dense, is_sparse, layout_matrix_params, make_matrix
 from sparray_testing import make_coo
 
 L = sparray.linalg
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # 0 ** -p, inf - inf: NumPy warns alike
 VECTOR_ORDS = [2, 1, 0, math.inf, -math.inf, -1, 3.5, -0.5]
 MATRIX_ORDS = ["fro", 1, -1, math.inf, -math.inf, "nuc", 2, -2]
 
@@ -89,6 +90,16 @@ def test_norm_dtypes(dtype, fill, out):
     for ord in ("fro", 1, -math.inf, 2):
         got = L.matrix_norm(A, ord=ord)
         _check(got, np.linalg.matrix_norm(D, ord=ord).astype(out), rtol=rtol)
+
+
+def test_vector_norm_of_0d_and_one_dense_dim_arrays():
+    A = sparray.COO(np.zeros((0, 1), np.int64), np.array([-2.0]), shape=(), fill_value=-3.0)
+    v = sparray.COO(np.zeros((0, 1), np.int64), np.array([[1.0, 0, 2, 0, 3]]), shape=(5,), fill_value=np.arange(5.0))
+    for ord in VECTOR_ORDS:
+        got = L.vector_norm(A, ord=ord)
+        assert not is_sparse(got) and got.shape == ()
+        np.testing.assert_allclose(got, np.linalg.vector_norm(dense(A), ord=ord))
+        np.testing.assert_allclose(dense(L.vector_norm(v, ord=ord)), np.linalg.vector_norm(dense(v), ord=ord))
 
 
 def test_int8_extremes_do_not_overflow():

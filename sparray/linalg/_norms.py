@@ -66,7 +66,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     if not isinstance(x, SparseArray):
         return xp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
     axes = normalize_axes(axis, x.ndim, who)
-    return _vector_norm(_real_float(x), axes, bool(keepdims), ord)
+    out = _vector_norm(_real_float(x), axes, bool(keepdims), ord)
+    return out.to_dense() if isinstance(out, SparseArray) and out.ndim == 0 else out  # a 0-d x: a 0-d array
 
 
 def _vector_norm(x, axes, keepdims, ord):
