@@ -76,7 +76,8 @@ def _api_page() -> str:
 
 
 def _linalg_section() -> list[str]:
-    """``sparray.linalg``: the module docstring, then every function (the products are documented above)."""
+    """``sparray.linalg`` and ``sparray.fft``: the module docstrings, then every function (the linalg
+    products are the main namespace's, documented above)."""
     import sparray.linalg as la
 
     own = [n for n in la.__all__ if callable(getattr(la, n)) and n not in ("matmul", "tensordot", "vecdot",
@@ -84,6 +85,11 @@ def _linalg_section() -> list[str]:
     lines = ["## sparray.linalg", "", "```{eval-rst}", ".. automodule:: sparray.linalg", "```", ""]
     for n in own:
         lines += _entry("sparray.linalg", n, getattr(la, n))
+    import sparray.fft as fft
+
+    lines += ["## sparray.fft", "", "```{eval-rst}", ".. automodule:: sparray.fft", "```", ""]
+    for n in fft.__all__:
+        lines += _entry("sparray.fft", n, getattr(fft, n))
     return lines
 
 
