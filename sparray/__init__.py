@@ -21,6 +21,8 @@ from . import _registry_table  # noqa: F401  (fills the device registry; imports
 from . import _compressed_generic, _linalg_generic, _merge, _segments  # noqa: F401  (register the generic implementations)
 from . import interop, io, sparse  # noqa: F401  (sparray.interop: torch/scipy, loaded on first use; sparray.io:
 # Matrix Market; xp.sparse: the sparse-interchange extension)
+from . import linalg  # noqa: F401  (xp.linalg: the array API's linalg extension; imports no SciPy or numba)
+from . import fft  # noqa: F401  (xp.fft: the array API's fft extension)
 from ._base import SparseArray
 from ._binsparse import from_binsparse
 from ._conversion import astype
