@@ -102,8 +102,8 @@ def _outer_sparse(xp, A, B):
     p, u, a = xp.astype(A._indices[0, :], xp.int64), A._values, A._fill
     q, w, b = xp.astype(B._indices[0, :], xp.int64), B._values, B._fill
     fill = a * b
-    full_rows = p[~same_value(xp, u * b, fill)]  # rows whose unspecified columns differ from the fill
-    full_cols = q[~same_value(xp, a * w, fill)]
+    full_rows = p[~same_value(xp, u * b, fill, signed_zeros=False)]  # rows whose unspecified columns differ from the fill
+    full_cols = q[~same_value(xp, a * w, fill, signed_zeros=False)]
     cols_all = xp.arange(M, dtype=xp.int64)
     rows_all = xp.arange(N, dtype=xp.int64)
     parts = [
@@ -127,7 +127,7 @@ def _outer_sparse_dense(xp, A, y):
     a = A._fill
     row = a * y
     fill = row[0] if M else a
-    if M and not bool(xp.all(same_value(xp, row, fill))):
+    if M and not bool(xp.all(same_value(xp, row, fill, signed_zeros=False))):
         return xp.multiply(A.to_dense()[:, None], y[None, :])
     nse = A.nse
     values = xp.reshape(A._values[:, None] * y[None, :], (nse * M,))
