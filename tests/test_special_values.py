@@ -7,6 +7,7 @@ sparray namespace, and on array_api_strict components (the generic path).
 """
 
 import math
+import warnings
 
 import array_api_strict as xs
 import numpy as np
@@ -71,6 +72,25 @@ def test_creation_keeps_signed_zeros():
     assert Z.nse == 2
     same_bits(Z.to_dense(), [0.0, 0.0])
     assert math.copysign(1.0, float(sparray.eye(2, fill_value=-0.0).fill_value)) == -1.0
+
+
+def test_asarray_warns_when_most_entries_are_zeros_kept_for_their_sign():
+    from sparray._conversion import SIGNED_ZERO_WARNING
+
+    D = np.zeros((64, 64))
+    D[3, 5] = 2.0
+    assert D.size >= SIGNED_ZERO_WARNING
+    with pytest.warns(sparray.SparrayPerformanceWarning, match="zeros kept only for their sign"):
+        A = sparray.asarray(-D)
+    assert A.nse == D.size  # still exact: every -0.0 is stored
+    same_bits(A.to_dense(), -D)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sparray.asarray(-D + 0.0).nse == 1  # the documented way out
+        assert (-sparray.asarray(D)).nse == 1
+        assert sparray.asarray(-D[:8, :8]).nse == 64  # small inputs store their -0.0 without a word
+        H = sparray.asarray(-D, fill_value=-0.0)  # a -0.0 fill leaves them unspecified
+        assert H.nse == 1
 
 
 def test_computed_patterns_compare_up_to_the_sign_of_zero():
