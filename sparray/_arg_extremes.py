@@ -118,7 +118,7 @@ def _along_sparse(xp, L, kind):
     rows = sortable(xp, L.rows)
     fill = xp.reshape(sortable(xp, L.fill_row), (1, m))
     _, ext, counts = _dispatch.call("group_reduce", "csr", xp, L.offsets, rows, kind, work=L.nse)
-    hit = same_value(xp, rows, xp.take(ext, L.line, axis=0))
+    hit = same_value(xp, rows, xp.take(ext, L.line, axis=0), signed_zeros=False)  # -0.0 ties with 0.0
     at = xp.where(hit, xp.reshape(L.pos, (L.nse, 1)), xp.asarray(n, dtype=xp.int64))
     _, first, _ = _dispatch.call("group_reduce", "csr", xp, L.offsets, at, "min", work=L.nse)
     gap = xp.reshape(L.first_gaps(), (-1, 1))

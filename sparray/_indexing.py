@@ -1,7 +1,8 @@
 """``A[key]`` for sparse arrays, with NumPy's rules for basic and advanced indexing.
 
 A key item is an int, a slice (any step), ``...``, ``None``, an integer array (or list), or a
-boolean array (a dense one, or a boolean SparseArray: its ``nonzero()`` is used). The result is
+boolean array (a dense one, or a boolean SparseArray: its ``nonzero()`` is used). A 0-d boolean
+(``A[True]``, ``A[False]``) adds an axis of length 1 or 0 as in NumPy (``sparray._bool_keys``). The result is
 what NumPy gives on ``A.to_dense()`` (a 0-d dense array when every dim is indexed by an int),
 with the fill value kept; a compressed array comes back in its layout when the result's shape
 allows it, else as COO.
@@ -41,6 +42,7 @@ import operator
 
 from . import _dispatch
 from ._base import SparseArray
+from ._bool_keys import split_zero_d_bools
 from ._keys import index_dtype_for, linear_keys, unravel
 from ._namespace import is_array
 
@@ -137,6 +139,10 @@ def getitem(x, key):
 
     if isinstance(key, tuple) and not key:
         return x
+    units = split_zero_d_bools(key, x.ndim)
+    if units is not None:  # 0-d booleans: integer indices on inserted unit axes (NumPy's reading)
+        insert, on_units, _ = units
+        return getitem(getitem(x, insert), on_units)
     xp = x._xp
     items, split = _parse(xp, key, x.ndim)
     direct = _major_pick(x, items)

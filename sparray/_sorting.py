@@ -129,7 +129,7 @@ def _sort_lines(xp, L, descending):
     start, end = _run_bounds(xp, slice_id, slice_id)
     rank = xp.arange(slice_id.shape[0], dtype=xp.int64) - start
     fill = xp.take(L.fill_row, col)
-    before = same_value(xp, values, fill) | precedes(xp, sortable(xp, values), sortable(xp, fill), descending)
+    before = same_value(xp, values, fill, signed_zeros=False) | precedes(xp, sortable(xp, values), sortable(xp, fill), descending)
     before = xp.astype(before, xp.int64)
     total = xp.concat([xp.zeros((1,), dtype=xp.int64), xp.cumulative_sum(before)])
     k = xp.take(total, end) - xp.take(total, start)

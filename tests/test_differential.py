@@ -13,7 +13,7 @@ operation on both sides. The rules:
   silently wrong answer).
 
 The budget follows the hypothesis profile: the "ci" profile (the default) runs a fixed,
-derandomized budget (100 trials per operation family and backend, 2,400 in all, about 1.5 minutes
+derandomized budget (100 trials per operation family and backend, 2,700 in all, about 1.5 minutes
 here); ``pytest tests/test_differential.py --hypothesis-profile long`` runs ten times as many, with
 new random draws each run.
 
@@ -34,6 +34,13 @@ Exclusions and documented differences (kept short, each with its reason):
 - ``full``/``full_like``/``asarray(..., fill_value=v)`` with a value the dtype cannot hold (2 as
   bool, 1.5 or nan as int): sparray raises ValueError (a fill is never truncated silently,
   docs/fill_value.md) where NumPy casts.
+- ``floor_divide`` (``//``) of floats where exactly one operand is infinite: sparray follows the
+  standard (``floor(x1 / x2)``: ``inf // 2 = inf``, ``-1 // inf = -0``) where NumPy pairs ``//``
+  with ``%`` (nan, -1); the reference is ``standard_floor_divide`` below (docs/testing.md lists
+  every such difference).
+- ``A[key] = value``: values are drawn of the array's dtype (or as compatible Python scalars):
+  sparray refuses a float array into an int array where NumPy truncates (test_setitem.py checks
+  the casting rules).
 - ``mean``/``var``/``std`` of integer or bool input: the array API defines them for floating
   dtypes only, NumPy promotes to float64; sparray follows NumPy here, so nothing is excluded.
 """
@@ -159,6 +166,22 @@ def second_operand(draw, case, same_dtype_prob=True):
     return kind, other.D, other.D
 
 
+def standard_floor_divide(x1, x2):
+    """The standard's floor_divide: NumPy's, except ``floor(x1 / x2)`` for real floats where exactly
+    one operand is infinite (NumPy: ``inf // 2`` is nan, ``-1 // inf`` is -1)."""
+    out = np.floor_divide(x1, x2)
+    if np.asarray(out).dtype.kind != "f":
+        return out
+    a, b = np.asarray(x1, dtype=out.dtype), np.asarray(x2, dtype=out.dtype)
+    one_inf = np.isinf(a) != np.isinf(b)
+    both_not_nan = ~np.isnan(a) & ~np.isnan(b)
+    return np.where(one_inf & both_not_nan, np.floor(a / b), out)[()]
+
+
+#: NumPy functions replaced by the standard's answer where the two differ (docs/testing.md)
+STANDARD_REFERENCE = {"floor_divide": standard_floor_divide, "//": standard_floor_divide}
+
+
 def _binary_call(f, kind, x, y):
     return (lambda: f(y, x)) if kind in ("scalar_first", "dense_first") else (lambda: f(x, y))
 
@@ -198,7 +221,7 @@ def test_binary_elementwise(backend, data):
     kind, y_sp, y_np = data.draw(second_operand(case), label="other")
     name = data.draw(st.sampled_from(BINARY_NAMES + list(OPERATORS)), label="op")
     f_sp = OPERATORS[name] if name in OPERATORS else getattr(sparray, name)
-    f_np = OPERATORS[name] if name in OPERATORS else getattr(np, name)
+    f_np = STANDARD_REFERENCE.get(name) or (OPERATORS[name] if name in OPERATORS else getattr(np, name))
     ctx = f"{name}({case.label}, {kind} {getattr(y_np, 'shape', y_np)} {getattr(y_np, 'dtype', '')})"
     np_call, sp_call = _binary_call(f_np, kind, case.D, y_np), _binary_call(f_sp, kind, case.A, y_sp)
     if name in ("pow", "**") and case.D.dtype == bool and getattr(y_np, "dtype", bool) in (bool, np.bool_):
@@ -342,6 +365,53 @@ def test_getitem(backend, data):
             assert "fill value varies" in str(exc) and _fill_varies(case.A), ctx
             return
     assert_same(got, expected, ctx)
+
+
+@st.composite
+def setitem_value(draw, case, shape):
+    """(sparray value, numpy value) to assign into the indexed ``shape``: a compatible Python scalar,
+    the array's fill, a dense array or a sparse array of the array's dtype (broadcastable to ``shape``)."""
+    dtype = case.D.dtype.name
+    kind = draw(st.sampled_from(["scalar", "fill", "dense", "sparse"]))
+    if kind == "scalar" or (kind == "fill" and np.asarray(case.A.fill_value).ndim):
+        s = draw(st.sampled_from({"bool": [True, False]}.get(dtype, [0, 1, -3, True] if dtype.startswith("int") else
+                                                                   [0.0, -0.0, 1.5, -2.0, 3, float("inf"), float("nan")])))
+        return s, s
+    if kind == "fill":
+        f = np.asarray(case.A.fill_value).item()
+        return f, f
+    vshape = draw(broadcastable_shape(shape)) if shape else ()
+    vshape = vshape[len(vshape) - len(shape):] if len(vshape) > len(shape) else vshape  # no extra leading dims
+    other = draw(sparse_cases(shape=vshape, dtype=dtype))
+    return (other.A, other.D) if kind == "sparse" else (other.D, other.D)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@_SETTINGS
+@given(data=st.data())
+def test_setitem(backend, data):
+    case = data.draw(sparse_cases(), label="case")
+    key = data.draw(index_keys(case.D.shape), label="key")
+    try:
+        shape = case.D[key].shape
+    except IndexError:
+        shape = None
+    v_sp, v_np = data.draw(setitem_value(case, shape), label="value") if shape is not None else (0, 0)
+    ctx = f"A[{key!r}] = {type(v_sp).__name__} {getattr(v_np, 'shape', v_np)} on {case.label}"
+
+    def np_call():
+        D = case.D.copy()
+        D[key] = v_np
+        return D
+
+    def sp_call():
+        A = case.A.copy()
+        A[key] = v_sp
+        assert type(A) is type(case.A) and A.dense_ndim == case.A.dense_ndim, ctx
+        return A
+
+    with _Backend(backend):
+        check(sp_call, np_call, ctx)
 
 
 # --- the 2024.12 functions: shared argument draws ------------------------------------------------------

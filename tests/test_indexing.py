@@ -216,8 +216,9 @@ def test_getitem_errors():
         A[[0, 1], [0, 1, 2]]
     with pytest.raises(IndexError, match="boolean index"):
         A[np.array([True, False, True])]
-    with pytest.raises(IndexError, match="0-d boolean"):
-        A[True]
+    assert A[True].shape == (1, 2, 3) and A[False].shape == (0, 2, 3)  # 0-d booleans add an axis, as in NumPy
+    with pytest.raises(IndexError, match="shape mismatch"):
+        A[False, [0, 1]]  # its length-0 axis does not broadcast with a length-2 index
 
 
 def test_compressed_major_ranges_are_cut_from_the_components(backend):

@@ -77,7 +77,26 @@ def _api_page() -> str:
               "   :members: to_scipy, from_scipy", "```", "",
               "## sparray.io", "", "```{eval-rst}", ".. automodule:: sparray.io", "   :members: mmread, mmwrite",
               "```", ""]  # fmt: skip
+    lines += _linalg_section()
     return "\n".join(lines)
+
+
+def _linalg_section() -> list[str]:
+    """``sparray.linalg`` and ``sparray.fft``: the module docstrings, then every function (the linalg
+    products are the main namespace's, documented above)."""
+    import sparray.linalg as la
+
+    own = [n for n in la.__all__ if callable(getattr(la, n)) and n not in ("matmul", "tensordot", "vecdot",
+                                                                          "matrix_transpose")]  # fmt: skip
+    lines = ["## sparray.linalg", "", "```{eval-rst}", ".. automodule:: sparray.linalg", "```", ""]
+    for n in own:
+        lines += _entry("sparray.linalg", n, getattr(la, n))
+    import sparray.fft as fft
+
+    lines += ["## sparray.fft", "", "```{eval-rst}", ".. automodule:: sparray.fft", "```", ""]
+    for n in fft.__all__:
+        lines += _entry("sparray.fft", n, getattr(fft, n))
+    return lines
 
 
 def _entry(module, name, obj) -> list[str]:
