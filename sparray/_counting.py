@@ -51,7 +51,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         raise ValueError(f"{who}: side must be 'left' or 'right'; got {side!r}")
     if not isinstance(x1, SparseArray) and not isinstance(x2, SparseArray):
         xp = namespace_of(x1)
-        return xp.searchsorted(x1, xp.asarray(x2, dtype=x1.dtype) if is_scalar(x2) else x2, side=side, sorter=sorter)
+        return xp.searchsorted(x1, _query(xp, x1, x2) if is_scalar(x2) else x2, side=side, sorter=sorter)
     xp = (x1 if isinstance(x1, SparseArray) else x2)._xp
     if x1.ndim != 1:
         raise ValueError(f"{who}: x1 must be 1-d; got shape {tuple(x1.shape)}")
@@ -63,7 +63,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
             raise ValueError(f"{who}: sorter must have x1's shape {tuple(x1.shape)}; got {tuple(sorter.shape)}")
     check_real(xp, x1.dtype, who)
     if is_scalar(x2):
-        x2 = xp.asarray(x2, dtype=x1.dtype)
+        x2 = _query(xp, x1, x2)
     if not is_array(x2) and not isinstance(x2, SparseArray):
         raise TypeError(f"{who}: x2 must be an array or a Python scalar; got {type(x2).__name__}")
     count = _counter(xp, x1, sorter, side)
@@ -77,6 +77,14 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     from ._coo import COO
 
     return COO._from_parts(xp, B._indices, values, B.shape, fill, coalesced=True).to_dense()
+
+
+def _query(xp, x1, v):
+    """A Python scalar query as a 0-d array of the type it meets ``x1``'s values in (NumPy's and the
+    array API's scalar rules): ``-2.0`` against integers stays ``-2.0``, not ``x1``'s dtype."""
+    from ._dtypes import result_type
+
+    return xp.asarray(v, dtype=result_type(x1, v))
 
 
 def _counter(xp, x1, sorter, side):

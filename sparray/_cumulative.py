@@ -79,6 +79,8 @@ def _cumulative(x, axis, dtype, include_initial, kind):
     f = getattr(xp, name)
     if x.ndim == 0 or x.size == 0:
         dense = x.to_dense()
+        if x.ndim == 0:  # NumPy's rule: one element in a 1-d array (the compat wrapper fails on 0-d)
+            dense = xp.reshape(dense, (1,))
         if dense.dtype == xp.bool:
             dense = xp.astype(dense, xp.int64 if dtype is None else dtype)
         return f(dense, axis=axis, dtype=dtype, include_initial=include_initial)
@@ -106,8 +108,10 @@ def _along_dense(xp, A, axis, out_dtype, include_initial, f):
     from ._coo import COO
 
     d = axis - A.sparse_ndim
-    values = f(xp.astype(A._values, out_dtype), axis=1 + d, include_initial=include_initial)
-    fill = f(xp.astype(xp.broadcast_to(A._fill, A.dense_shape), out_dtype), axis=d, include_initial=include_initial)
+    # dtype passed on: a running sum of booleans is the default integer unless bool is asked for
+    values = f(xp.astype(A._values, out_dtype), axis=1 + d, dtype=out_dtype, include_initial=include_initial)
+    fill = xp.astype(xp.broadcast_to(A._fill, A.dense_shape), out_dtype)
+    fill = f(fill, axis=d, dtype=out_dtype, include_initial=include_initial)
     shape = (*A.shape[:axis], A.shape[axis] + include_initial, *A.shape[axis + 1 :])
     return COO._from_parts(xp, A._indices, values, shape, fill, coalesced=True)
 

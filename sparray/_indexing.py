@@ -298,7 +298,7 @@ class _Basic:
                 before = sum(1 for e in dims[:p] if e is not None)
                 in_sparse = before < s or (before == s and A.dense_ndim == 0)
             if not in_sparse:
-                self.dense_key.append(it)
+                self.dense_key.append(_in_bounds(it, A.shape[d]) if isinstance(it, slice) else it)
                 continue
             self.sparse_items.append(p)
             if it is None:
@@ -391,6 +391,17 @@ def _index_coo(A, items, split=False):
     ordered = basic.ordered and not adv
     return COO._from_parts(xp, indices, values, sparse_shape + tuple(values.shape[1:]), fill,
                            coalesced=A._coalesced if ordered else None)
+
+
+def _in_bounds(k, n):
+    """Slice ``k`` of a dim of ``n`` elements with its bounds inside the dim, as NumPy clips them (the
+    standard leaves out-of-bounds starts unspecified; array_api_strict rejects them)."""
+    if k == slice(None):
+        return k
+    start, stop, step = k.indices(n)
+    if not len(range(start, stop, step)):
+        return slice(0, 0)
+    return slice(start, stop if stop >= 0 else None, step)
 
 
 def _index_dense(xp, values, fill, dense_key):

@@ -81,6 +81,21 @@ def test_searchsorted_sorter_and_ints():
             np.testing.assert_array_equal(sparray.searchsorted(D, Q, side=side, sorter=sorter), expected.reshape(3, 3))
 
 
+@pytest.mark.parametrize("v", [-2.0, 1.5, np.inf, np.nan, 2, True])
+def test_searchsorted_scalar_of_another_kind(v):
+    """Regression (found by the differential test): a Python scalar query was cast to x1's dtype
+    first, so -2.0 against a bool x1 became True (and 1.5 against integers became 1); NumPy
+    compares it as it is."""
+    cases = [(sparray.COO([[0]], [False], shape=(2,), fill_value=True), np.array([False, True])),
+             (sparray.COO([[1, 2]], [1, 2], shape=(3,)), np.array([0, 1, 2]))]  # fmt: skip
+    for A, D in cases:
+        for side in ("left", "right"):
+            expected = np.searchsorted(D, v, side=side)
+            for x1 in (A, D):
+                got = sparray.searchsorted(x1, v, side=side)
+                assert got.shape == () and int(got) == expected, (x1, v, side)
+
+
 def test_searchsorted_uncoalesced_x1():
     A = sparray.COO([[3, 2, 3]], [2.0, 1.0, 2.0], shape=(4,), fill_value=-1.0)  # [-1, -1, 1, 4]
     D = A.to_dense()

@@ -85,6 +85,35 @@ def test_array_api_strict_components():
     check(A, D)
 
 
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("value, fill", [(3.0, 1.5), (True, False)])
+def test_zero_d_include_initial(name, value, fill):
+    """Regression (found by the differential test): a 0-d array with include_initial=True raised
+    an IndexError from the array-api-compat wrapper; NumPy runs it as one element, [initial, x]."""
+    Z = sparray.COO(np.zeros((0, 1), dtype=np.int64), [value], shape=(), fill_value=fill)
+    for include_initial in (False, True):
+        got = getattr(sparray, name)(Z, include_initial=include_initial)
+        expected = getattr(np, name)(np.asarray(value), include_initial=include_initial)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("dtype", ["float64", "bool"])
+def test_bool_result_along_a_dense_dim(name, dtype):
+    """Regression (found by the differential test): along a dense dim with dtype=bool the result
+    was int64 (the running sum of the cast values was taken without the dtype, and a sum of
+    booleans is the default integer); NumPy gives bool (a logical or / and)."""
+    A = sparray.COO([[0, 2]], np.array([[1, 0, 2], [0, 3, 0]], dtype=dtype), shape=(3, 3),
+                    fill_value=np.array([0, 1, 1], dtype=dtype))  # fmt: skip
+    D = A.to_dense()
+    for include_initial in (False, True):
+        got = getattr(sparray, name)(A, axis=1, dtype="bool", include_initial=include_initial)
+        expected = getattr(np, name)(D, axis=1, dtype=bool, include_initial=include_initial)
+        assert isinstance(got, sparray.SparseArray) and got.dtype == np.bool_
+        np.testing.assert_array_equal(got.to_dense(), expected)
+
+
 def test_zero_d_empty_dense_and_errors():
     Z = sparray.COO(np.zeros((0, 1), dtype=np.int64), [3.0], shape=())
     np.testing.assert_array_equal(sparray.cumulative_sum(Z), np.cumulative_sum(np.asarray(3.0)))

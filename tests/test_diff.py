@@ -39,6 +39,28 @@ def test_every_layout():
         check(A, D, ns=(1,) if i % 2 else (2,))
 
 
+def test_no_entries_array_api_strict():
+    """Regression (found by the differential test's draws on array_api_strict components): the
+    diff of an array with no entries merged two empty patterns, and the generic merge sliced the
+    empty key array with [1:], which array_api_strict rejects (IndexError); along a dense dim,
+    the slices of diff's later steps start past the emptied dim (getitem now clips them)."""
+    import array_api_strict as xps
+
+    for layout in ("coo", "csr"):
+        A = sparray.COO(xps.asarray(np.zeros((2, 0), dtype=np.int64)), xps.asarray(np.zeros(0)), shape=(3, 3),
+                        fill_value=xps.asarray(1.5)).to_layout(layout)  # fmt: skip
+        for axis in (0, 1):
+            R = sparray.diff(A, axis=axis)
+            np.testing.assert_array_equal(np.asarray(R.to_dense()._array), np.zeros((2, 3) if axis == 0 else (3, 2)))
+        np.testing.assert_array_equal(np.asarray((A + A).to_dense()._array), np.full((3, 3), 3.0))
+    # along a dense dim past its length: the slices [1:] of an emptied dense dim (issue in getitem)
+    H = sparray.COO(xps.asarray(np.zeros((1, 0), dtype=np.int64)), xps.asarray(np.zeros((0, 3))), shape=(3, 3),
+                    fill_value=xps.asarray(np.array([1.0, 2.0, 4.0])))  # fmt: skip
+    for n in (2, 3, 7):
+        R = sparray.diff(H, axis=1, n=n)
+        np.testing.assert_array_equal(np.asarray(R.to_dense()._array), np.diff(np.tile([1.0, 2.0, 4.0], (3, 1)), n=n))
+
+
 def test_numba_kernels():
     """The element-wise merge under the numba kernels (a few cases: each merge wakes the kernels)."""
     rng = np.random.default_rng(3)
