@@ -21,6 +21,8 @@ from . import _registry_table  # noqa: F401  (fills the device registry; imports
 from . import _compressed_generic, _linalg_generic, _merge, _segments  # noqa: F401  (register the generic implementations)
 from . import interop, io, sparse  # noqa: F401  (sparray.interop: torch/scipy, loaded on first use; sparray.io:
 # Matrix Market; xp.sparse: the sparse-interchange extension)
+from . import linalg  # noqa: F401  (xp.linalg: the array API's linalg extension; imports no SciPy or numba)
+from . import fft  # noqa: F401  (xp.fft: the array API's fft extension)
 from ._base import SparseArray
 from ._binsparse import from_binsparse
 from ._conversion import astype
@@ -69,12 +71,24 @@ from ._elementwise import UNARY as _UNARY
 from ._linalg import addmm, matmul, sampled_addmm, tensordot, vecdot
 from ._concat import concat, stack
 from ._manipulation import broadcast_to, expand_dims, flip, matrix_transpose, moveaxis, permute_dims, reshape, squeeze
+from ._broadcasting import broadcast_arrays, meshgrid
+from ._take import take, take_along_axis, unstack
+from ._tiling import repeat, roll, tile
+from ._triangular import tril, triu
 from ._npz import load_npz, save_npz
 from ._searching import nonzero, where
+from ._arg_extremes import argmax, argmin
+from ._counting import count_nonzero, searchsorted
+from ._cumulative import cumulative_prod, cumulative_sum
+from ._diff import diff
+from ._sets import unique_all, unique_counts, unique_inverse, unique_values
+from ._sorting import argsort, sort
 from ._softmax import log_softmax, softmax
 from ._reductions import all, any, max, mean, min, prod, std, sum, var
 from ._validation import check_invariants
 from ._display import spy
+from ._dlpack import from_dlpack
+from ._namespace_info import array_namespace_info as __array_namespace_info__  # noqa: F401  (a dunder: not in __all__)
 
 del annotations  # the __future__ import above is not a public name of the namespace
 
@@ -95,8 +109,11 @@ __all__ = [
     "sum", "prod", "max", "min", "mean", "var", "std", "any", "all",
     "broadcast_to", "matrix_transpose", "permute_dims", "moveaxis", "reshape", "expand_dims", "squeeze", "flip",
     "concat", "stack", "where", "nonzero",
+    "broadcast_arrays", "meshgrid", "tril", "triu", "repeat", "roll", "tile", "unstack", "take", "take_along_axis",
+    "argmax", "argmin", "count_nonzero", "searchsorted", "sort", "argsort",
+    "unique_values", "unique_counts", "unique_inverse", "unique_all", "cumulative_sum", "cumulative_prod", "diff",
     "matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax", "log_softmax",
-    "save_npz", "load_npz", "from_binsparse",
+    "save_npz", "load_npz", "from_binsparse", "from_dlpack",
     "backends", "use_backend", "kernel_table", "check_invariants", "spy",
     "e", "inf", "nan", "pi", "newaxis",
 ]  # fmt: skip

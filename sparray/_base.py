@@ -88,9 +88,12 @@ class SparseArray:
 
         return matrix_transpose(self)
 
-    def __array_namespace__(self, *, api_version=None):
+    def __array_namespace__(self, /, *, api_version=None):
+        """The ``sparray`` namespace; ``api_version`` may name any version up to ``sparray.__array_api_version__``."""
         import sparray
+        from ._namespace_info import check_api_version
 
+        check_api_version(api_version)
         return sparray
 
     def __array__(self, dtype=None, copy=None):
@@ -157,6 +160,33 @@ class SparseArray:
 
     def __complex__(self):
         return self._scalar(complex)
+
+    # --- item assignment, __index__, DLPack (in-place operators: the table at the end) ---------------
+    def __setitem__(self, key, value, /):
+        """``self[key] = value``: NumPy's assignment, fill kept, copy-on-write (``sparray._setitem``)."""
+        from ._setitem import setitem
+
+        setitem(self, key, value)
+
+    def __index__(self, /):
+        """A 0-d integer array as a Python int (``operator.index``); TypeError for anything else."""
+        from ._dtypes import isdtype
+
+        if self.ndim != 0 or not isdtype(self.dtype, "integral"):
+            raise TypeError(f"only 0-d integer arrays can be used as an index; got shape {self.shape}, dtype {_dtype_str(self.dtype)}")
+        return self._scalar(int)
+
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Always raises BufferError: DLPack holds dense strided memory; the message names the fix (``sparray._dlpack``)."""
+        from ._dlpack import refuse_dlpack
+
+        raise refuse_dlpack(self)
+
+    def __dlpack_device__(self, /):
+        """The components' device as DLPack's ``(device type, device id)``."""
+        from ._dlpack import dlpack_device
+
+        return dlpack_device(self)
 
     def __repr__(self) -> str:
         """PyTorch's style: the components first (long ones cut to their first and last items),
@@ -322,6 +352,20 @@ for _d, _f in _UNARY_DUNDERS.items():
     _fwd = _make_unary(_f)
     _fwd.__name__ = _fwd.__qualname__ = f"__{_d}__"
     setattr(SparseArray, f"__{_d}__", _fwd)
+
+def _make_inplace(stem):
+    def op(self, other, /):
+        from ._inplace import inplace
+
+        return inplace(self, stem, other)
+
+    op.__name__ = op.__qualname__ = f"__i{stem}__"
+    op.__doc__ = f"``self {stem}= other`` on this very object: same dtype and shape, or an error (``sparray._inplace``)."
+    return op
+
+
+for _d in _BINARY_DUNDERS:
+    setattr(SparseArray, f"__i{_d}__", _make_inplace(_d))
 
 # ---- NumPy-named methods (A.sum(axis=0), A.reshape(2, 3), ...): each calls the NumPy function ----------
 from ._numpy_protocols import METHODS as _METHODS, numpy_method as _numpy_method  # noqa: E402

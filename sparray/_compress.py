@@ -391,7 +391,8 @@ def pack_sparse_dims(A, dense_ndim: int):
     if outer is None or inner is None:
         raise ValueError(f"to_layout: sparse shape {A.sparse_shape} is too large to regroup")
     n = outer.shape[0]
-    starts = xp.concat([xp.ones((min(n, 1),), dtype=xp.bool), outer[1:] != outer[:-1]])
+    # (slicing an empty array with [1:] is an error in some namespaces: array_api_strict)
+    starts = xp.concat([xp.ones((1,), dtype=xp.bool), outer[1:] != outer[:-1]]) if n else outer < 0
     groups = outer[starts]
     block_ids = xp.searchsorted(groups, outer)
     dense_shape = A.dense_shape

@@ -72,9 +72,43 @@ def from_dense(x, *, sparse_ndim=None, fill_value=None, index_dtype=None):
     keys = xp.astype(keys, xp.int64)
     values = xp.take(xp.reshape(x, (npos, *dense_shape)), keys, axis=0)
     nse = keys.shape[0]
+    _warn_signed_zeros(xp, values, fill, nse)
     idt = resolve_dtype(xp, index_dtype) if index_dtype is not None else index_dtype_for(xp, shape, nse)
     indices = unravel(xp, keys, sparse_shape, idt)
     return COO._from_parts(xp, indices, values, shape, fill, coalesced=True)
+
+
+SIGNED_ZERO_WARNING = 1024  # stored zeros of the other sign than the fill's, past which asarray warns
+
+
+def _warn_signed_zeros(xp, values, fill, nse):
+    """Warn when most stored elements of a dense input are zeros kept only for their sign.
+
+    A -0.0 is not the fill +0.0 (docs/fill_value.md), so ``asarray(-D)`` stores every zero of ``D``:
+    exact, but a dense array's worth of entries where the user most likely wanted ``D``'s pattern.
+    O(nse): only the stored values are looked at.
+    """
+    if nse < SIGNED_ZERO_WARNING or not xp.isdtype(values.dtype, ("real floating", "complex floating")):
+        return
+    if not bool(xp.all(fill == 0)):
+        return
+    zero = values == 0
+    if values.ndim > 1:
+        zero = xp.all(xp.reshape(zero, (nse, -1)), axis=1)
+    n_zero = int(xp.sum(xp.astype(zero, xp.int64)))
+    if n_zero >= SIGNED_ZERO_WARNING and 2 * n_zero > nse:
+        import warnings
+
+        from ._dispatch import SparrayPerformanceWarning
+
+        warnings.warn(
+            f"asarray: {n_zero} of the {nse} stored elements are zeros kept only for their sign (a zero of the "
+            "other sign than the fill, e.g. -0.0 against the fill +0.0: negating a dense array turns its zeros into "
+            "-0.0); convert first and negate the sparse array (-sparray.asarray(D)), or add 0.0 to D (-D + 0.0), "
+            "to leave them unspecified",
+            SparrayPerformanceWarning,
+            stacklevel=3,
+        )
 
 
 def cuda_device_id(device):

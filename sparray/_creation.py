@@ -173,7 +173,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, layout="coo", f
     dt = resolve_dtype(xp, dtype if dtype is not None else "float64")
     # normalize_fill rejects what dt cannot hold (eye(3, dtype=int32, fill_value=0.5) was fill 0)
     fill = normalize_fill(xp, fill_value, dt, (), "eye") if fill_value is not None else None
-    if fill is not None and not bool(xp.all(fill == 0)):
+    if fill is not None and not bool(xp.all(same_value(xp, fill, xp.zeros((), dtype=dt)))):  # -0.0 too
         dense = xp.eye(n_rows, n_cols, k=k, dtype=dt)
         return _finish_layout(from_dense(dense, fill_value=fill), layout, blocksize)
     start, stop = max(0, -k), min(n_rows, n_cols - k)

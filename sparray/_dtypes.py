@@ -93,17 +93,52 @@ def can_cast(from_, to, /):
     return xp.can_cast(resolve_dtype(xp, d), resolve_dtype(xp, to))
 
 
+class finfo_object:
+    """Machine limits of a floating dtype with Python values, as the array API asks: ``bits``
+    (int), ``eps``, ``max``, ``min``, ``smallest_normal`` (floats) and ``dtype`` (the real dtype:
+    float32 for complex64)."""
+
+    def __init__(self, info):
+        self.bits = int(info.bits)
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.smallest_normal = float(info.smallest_normal)
+        self.dtype = np.dtype(info.dtype)
+
+    def __repr__(self) -> str:
+        return (f"sparray.finfo(bits={self.bits}, eps={self.eps!r}, max={self.max!r}, min={self.min!r}, "
+                f"smallest_normal={self.smallest_normal!r}, dtype={self.dtype.name})")
+
+
+class iinfo_object:
+    """Machine limits of an integer dtype with Python values: ``bits``, ``max``, ``min`` (ints), ``dtype``."""
+
+    def __init__(self, info):
+        self.bits = int(info.bits)
+        self.max = int(info.max)
+        self.min = int(info.min)
+        self.dtype = np.dtype(info.dtype)
+
+    def __repr__(self) -> str:
+        return f"sparray.iinfo(bits={self.bits}, max={self.max}, min={self.min}, dtype={self.dtype.name})"
+
+
 def finfo(type, /):  # noqa: A002  (array API argument name)
-    """Whether ``from_`` (a dtype or an array) can be cast to ``to`` under the rules of the data's
-    namespace (NumPy's for NumPy data, the array API's for array_api_strict)."""
+    """Machine limits of a floating dtype (a dtype, a dtype name or an array), Python floats in its
+    fields; a complex dtype gives its real part's limits (``finfo(complex64).bits == 32``).
+
+    >>> finfo(float32).eps
+    1.1920928955078125e-07
+    """
     d, _ = _operand_dtype(type)
-    return np.finfo(np.dtype(dtype_name(d)))
+    return finfo_object(np.finfo(np.dtype(dtype_name(d))))
 
 
 def iinfo(type, /):  # noqa: A002
-    """Machine limits of an integer dtype (NumPy's iinfo, for a dtype or an array)."""
+    """Machine limits of an integer dtype (a dtype, a dtype name or an array), Python ints in its fields."""
     d, _ = _operand_dtype(type)
-    return np.iinfo(np.dtype(dtype_name(d)))
+    return iinfo_object(np.iinfo(np.dtype(dtype_name(d))))
 
 
 _KINDS = {

@@ -40,6 +40,7 @@ from ._keys import linear_keys, unravel
 from ._manipulation import align_splits, broadcast_shapes, broadcast_to, move_dense_to_sparse
 from ._namespace import is_array, namespace_of
 from ._operands import is_scalar
+from ._special_values import standard_function
 
 # name -> linear (f(a + b) == f(a) + f(b), so duplicates need no coalescing)
 UNARY = {
@@ -81,7 +82,9 @@ __all__ = [*UNARY, *BINARY, "clip"]
 
 
 def _fn(xp, name):
-    f = getattr(xp, name, None)
+    """The element-wise function ``name`` of namespace ``xp``: the standard-conforming version of
+    ``_special_values`` where NumPy's special cases differ from the standard's, else ``xp.<name>``."""
+    f = standard_function(xp, name) or getattr(xp, name, None)
     if f is None:
         raise NotImplementedError(f"sparray.{name}: the array namespace {xp.__name__} has no {name}")
     return f
@@ -201,9 +204,9 @@ def _sparse_dense(name, A, other, call, f, sparse_first):
     fill_field = call(xp.broadcast_to(A._fill, D_rows.shape[1:]) if A._fill.ndim else A._fill, D_rows)
     fill_field = xp.broadcast_to(fill_field, D_rows.shape)
     first = fill_field[0, ...] if npos else None
-    if npos and bool(xp.all(same_value(xp, fill_field, xp.broadcast_to(first, fill_field.shape)))):
+    if npos and bool(xp.all(same_value(xp, fill_field, xp.broadcast_to(first, fill_field.shape), signed_zeros=False))):
         fill = as_fill_array(xp, first, values.dtype)
-        if fill.ndim and math.prod(fill.shape) and bool(xp.all(same_value(xp, fill, xp.reshape(fill, (-1,))[0]))):
+        if fill.ndim and math.prod(fill.shape) and bool(xp.all(same_value(xp, fill, xp.reshape(fill, (-1,))[0], signed_zeros=False))):
             fill = xp.reshape(fill, (-1,))[0]
         return A._replace_values(values, fill)
     dense = A.to_dense()
@@ -223,7 +226,7 @@ def _one_side_droppable(xp, f, values_flat, other_fill_row, out_fill_row, other_
     with warnings.catch_warnings():  # a probe, not the user's computation: its 0 * inf warns nobody
         warnings.simplefilter("ignore", RuntimeWarning)
         res = f(other_fill_row, values_flat) if other_first else f(values_flat, other_fill_row)
-    return bool(xp.all(same_value(xp, res, out_fill_row)))
+    return bool(xp.all(same_value(xp, res, out_fill_row, signed_zeros=False)))  # pruning: docs/fill_value.md
 
 
 def _check_same_namespace(A, B, name):

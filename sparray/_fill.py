@@ -2,8 +2,16 @@
 
 Invariant kept by every SparseArray (API.md section 2, RFC points 5-6): ``fill_value`` is an
 array of the components' namespace with the array's dtype, either 0-d or shaped exactly like the
-dense part ``shape[ndim - dense_ndim:]``. "Equal to the fill" treats nan as equal to nan, so
-``asarray([nan, 1.0], fill_value=nan)`` leaves the nan unspecified.
+dense part ``shape[ndim - dense_ndim:]``.
+
+"The same value as the fill" (``same_value``) is the one rule that decides which elements are
+left unspecified, everywhere (``asarray`` and the creation functions, conversions from dense,
+the compressed kernels' ``dense_to_compressed``, element-wise pattern pruning): an element is
+the fill only when it is that value exactly. Floats: equal and with the same sign of zero
+(``-0.0`` is not the fill ``+0.0``), and any NaN matches any NaN; complex numbers: real and
+imaginary parts each by the float rule; integers and booleans: equal. So
+``asarray([nan, 1.0], fill_value=nan)`` leaves the nan unspecified and ``asarray([-0.0])``
+keeps the ``-0.0`` as a specified element.
 """
 
 from __future__ import annotations
@@ -65,16 +73,42 @@ def normalize_fill(xp, fill_value, dtype, dense_shape, who: str):
         ) from None
 
 
-def same_value(xp, a, b):
-    """Element-wise equality that treats nan as equal to nan (and nan+nanj likewise)."""
-    eq = a == b
-    try:
-        kind = _kind(xp, a.dtype) if is_array(a) else "f"
-    except TypeError:
-        return eq
-    if kind in "fc":
-        eq = eq | (xp.isnan(a) & xp.isnan(b))
-    return eq
+def same_value(xp, a, b, *, signed_zeros=True):
+    """Element-wise "``a`` is exactly the value ``b``": the fill rule of the module docstring.
+
+    Floats: ``a == b`` with the same sign of zero, or both NaN; complex: both parts so;
+    integers and booleans: ``a == b``. ``b`` may be a Python scalar; arrays broadcast.
+
+    ``signed_zeros=False`` compares ``-0.0`` and ``+0.0`` as equal (NaN still matches NaN): the
+    rule for *comparing* values (``argmax`` ties, sorting) and for pruning the pattern of a
+    *computed* result (``A * B`` with zero fills keeps the intersection although ``0 * -4`` is
+    ``-0.0``; docs/fill_value.md). Data that is stored or left unspecified uses the exact rule.
+
+    >>> import array_api_compat.numpy as xp
+    >>> same_value(xp, xp.asarray([0.0, -0.0, float("nan"), 1.0]), xp.asarray(0.0)).tolist()
+    [True, False, False, False]
+    >>> same_value(xp, xp.asarray([0.0, -0.0]), 0.0, signed_zeros=False).tolist()
+    [True, True]
+    """
+    if not is_array(b):
+        b = xp.asarray(b, dtype=a.dtype) if is_array(a) else xp.asarray(b)
+    if not is_array(a):
+        a = xp.asarray(a, dtype=b.dtype)
+    if a.dtype != b.dtype:
+        common = xp.result_type(a.dtype, b.dtype)
+        a, b = xp.astype(a, common), xp.astype(b, common)
+    kind = _kind(xp, a.dtype)
+    if kind == "c":
+        return _same_float(xp, xp.real(a), xp.real(b), signed_zeros) & _same_float(xp, xp.imag(a), xp.imag(b), signed_zeros)
+    if kind == "f":
+        return _same_float(xp, a, b, signed_zeros)
+    return a == b
+
+
+def _same_float(xp, a, b, signed_zeros):
+    """Real floats: equal (with the same sign, which only a zero can differ in), or both NaN."""
+    eq = (a == b) & (xp.signbit(a) == xp.signbit(b)) if signed_zeros else a == b
+    return eq | (xp.isnan(a) & xp.isnan(b))
 
 
 def fill_is_zero(xp, fill) -> bool:

@@ -1,7 +1,8 @@
 """``A[key]`` for sparse arrays, with NumPy's rules for basic and advanced indexing.
 
 A key item is an int, a slice (any step), ``...``, ``None``, an integer array (or list), or a
-boolean array (a dense one, or a boolean SparseArray: its ``nonzero()`` is used). The result is
+boolean array (a dense one, or a boolean SparseArray: its ``nonzero()`` is used). A 0-d boolean
+(``A[True]``, ``A[False]``) adds an axis of length 1 or 0 as in NumPy (``sparray._bool_keys``). The result is
 what NumPy gives on ``A.to_dense()`` (a 0-d dense array when every dim is indexed by an int),
 with the fill value kept; a compressed array comes back in its layout when the result's shape
 allows it, else as COO.
@@ -43,6 +44,7 @@ import operator
 
 from . import _dispatch
 from ._base import SparseArray
+from ._bool_keys import split_zero_d_bools
 from ._keys import index_dtype_for, linear_keys, unravel
 from ._namespace import is_array
 
@@ -139,6 +141,10 @@ def getitem(x, key):
 
     if isinstance(key, tuple) and not key:
         return x
+    units = split_zero_d_bools(key, x.ndim)
+    if units is not None:  # 0-d booleans: integer indices on inserted unit axes (NumPy's reading)
+        insert, on_units, _ = units
+        return getitem(getitem(x, insert), on_units)
     xp = x._xp
     items, split = _parse(xp, key, x.ndim)
     direct = _major_pick(x, items)
@@ -328,7 +334,7 @@ class _Basic:
                 before = sum(1 for e in dims[:p] if e is not None)
                 in_sparse = before < s or (before == s and A.dense_ndim == 0)
             if not in_sparse:
-                self.dense_key.append(it)
+                self.dense_key.append(_in_bounds(it, A.shape[d]) if isinstance(it, slice) else it)
                 continue
             self.sparse_items.append(p)
             if it is None:
@@ -421,6 +427,17 @@ def _index_coo(A, items, split=False):
     ordered = basic.ordered and not adv
     return COO._from_parts(xp, indices, values, sparse_shape + tuple(values.shape[1:]), fill,
                            coalesced=A._coalesced if ordered else None)
+
+
+def _in_bounds(k, n):
+    """Slice ``k`` of a dim of ``n`` elements with its bounds inside the dim, as NumPy clips them (the
+    standard leaves out-of-bounds starts unspecified; array_api_strict rejects them)."""
+    if k == slice(None):
+        return k
+    start, stop, step = k.indices(n)
+    if not len(range(start, stop, step)):
+        return slice(0, 0)
+    return slice(start, stop if stop >= 0 else None, step)
 
 
 def _index_dense(xp, values, fill, dense_key):

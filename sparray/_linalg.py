@@ -284,7 +284,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     xp = _namespace("vecdot", x1, x2)
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError(f"vecdot: operands must be at least 1-d; got shapes {tuple(x1.shape)} and {tuple(x2.shape)}")
-    _product_dtype("vecdot", xp, x1, x2)
+    dtype = _product_dtype("vecdot", xp, x1, x2)
     ndim = max(x1.ndim, x2.ndim)
     if not -ndim <= axis < 0:
         raise ValueError(f"vecdot: axis {axis} must be negative and at least -{ndim} for shapes {x1.shape} and {x2.shape}")
@@ -295,9 +295,11 @@ def vecdot(x1, x2, /, *, axis=-1):
     broadcast_shapes(tuple(x1.shape), tuple(x2.shape), who="vecdot")
     c1 = conj(x1) if isinstance(x1, SparseArray) else (xp.conj(x1) if xp.isdtype(x1.dtype, "complex floating") else x1)
     prod = multiply(c1, x2)
+    # the sum keeps the promoted dtype (uint8 . uint8 is uint8, wrapping as NumPy's products do),
+    # where a plain sum would widen small integers to the default integer dtype
     if isinstance(prod, SparseArray):
-        return sparse_sum(prod, axis=axis)
-    return xp.sum(prod, axis=axis)
+        return sparse_sum(prod, axis=axis, dtype=dtype)
+    return xp.sum(prod, axis=axis, dtype=dtype)
 
 
 # --- addmm, sampled_addmm -------------------------------------------------------------------------------

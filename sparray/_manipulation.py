@@ -30,7 +30,7 @@ from ._base import SparseArray
 from ._fill import same_value
 from ._keys import linear_keys, unravel
 from ._namespace import namespace_of
-from ._validation import normalize_axes, normalize_shape
+from ._validation import AxisError, normalize_axes, normalize_shape
 
 __all__ = [
     "broadcast_shapes", "broadcast_to", "coo_permute", "coo_reshape", "expand_dims", "flip", "matrix_transpose",
@@ -428,17 +428,29 @@ def reshape(x, /, shape, *, copy=None):
 
 
 # --- expand_dims / squeeze --------------------------------------------------------------------------
-def expand_dims(x, /, *, axis=0):
+def expand_dims(x, /, axis=0):
     """``x`` with size-1 dims inserted at ``axis`` (an int or a tuple of ints, positions in the result).
+
+    For an ``N``-d array an int ``axis`` lies in ``[-N-1, N]`` (``-1`` appends a dim); a tuple
+    names positions in the ``N + len(axis)``-d result (the 2025.12 form). Out of range: an
+    ``AxisError``, both an IndexError (the array API's class) and a ValueError (NumPy's).
 
     A new dim at or before the last sparse dim of a COO is sparse (a row of zero indices); a new
     dim among the dense dims, or after the last dim of a compressed array, is dense (a unit axis
     of the values and of a dense-part fill).
+
+    >>> import sparray
+    >>> sparray.expand_dims(sparray.COO([[0, 2]], [1.0, 2.0], shape=(3,)), axis=-1).shape
+    (3, 1)
     """
     if not isinstance(x, SparseArray):
         return namespace_of(x).expand_dims(x, axis=axis)
-    positions = sorted(normalize_axes(axis, x.ndim + (len(axis) if isinstance(axis, tuple) else 1),
-                                      "expand_dims", allow_none=False))
+    out_ndim = x.ndim + (len(axis) if isinstance(axis, tuple) else 1)
+    try:
+        positions = sorted(normalize_axes(axis, out_ndim, "expand_dims", allow_none=False))
+    except AxisError:
+        raise AxisError(f"expand_dims: axis {axis!r} is out of range [-{out_ndim}, {out_ndim - 1}] for an array "
+                        f"of {x.ndim} dims") from None
     A = _as_coo(x)
     xp = A._xp
     indices, values, fill, shape = A._indices, A._values, A._fill, list(A.shape)

@@ -30,8 +30,8 @@ def merge_pattern_generic(xp, keys_concat, offsets, mode):
     else:
         allk = xp.sort(keys_concat)
         n = allk.shape[0]
-        keep = xp.concat([xp.ones((min(n, 1),), dtype=xp.bool), allk[1:] != allk[:-1]])
-        out = allk[keep]
+        # (slicing an empty array with [1:] is an error in some namespaces: array_api_strict)
+        out = allk[xp.concat([xp.ones((1,), dtype=xp.bool), allk[1:] != allk[:-1]])] if n else allk
     positions = []
     for part in parts:
         n = part.shape[0]

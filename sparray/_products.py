@@ -216,7 +216,7 @@ def sparse_times_dense(A, X):
         if zero_fill:
             return op.times(X) if Y is None else Y
         if all_finite(xp, a):
-            colsum = xp.sum(X, axis=-2, keepdims=True)
+            colsum = xp.sum(X, axis=-2, keepdims=True, dtype=X.dtype)  # integers wrap as the product does
             return op.times(X, op.parts.values - a) + a * colsum  # A0 @ X + a * (1 @ X)
     if xp.isdtype(X.dtype, "complex floating"):
         return xp.matmul(A.to_dense(), X)
@@ -306,4 +306,5 @@ def sparse_times_sparse(A, B):
 
     opBT = MatrixOperand(matrix_transpose(B))  # CSC view of B: its "rows" are B's columns
     col_sums = xp.matrix_transpose(opBT.times(ones_k, bv))  # (*batch, 1, N)
-    return C0 + b * row_sums + a * col_sums + a * b * K
+    k = xp.astype(xp.asarray(K), A.dtype)  # wraps for small integer dtypes, as the dense product does
+    return C0 + b * row_sums + a * col_sums + a * b * k

@@ -110,10 +110,11 @@ def nonzero(x, /):
     if not fill_is_zero(xp, x._fill):
         return tuple(xp.astype(i, xp.int64) for i in xp.nonzero(x.to_dense()))
     A = (x if x.layout == "coo" else x.to_layout("coo")).coalesce()
+    zero = xp.zeros((), dtype=A.dtype)  # of the values' dtype: strict namespaces refuse bool != 0
     if A.dense_ndim:
-        hits = xp.nonzero(A._values != 0)  # (entry, *dense index), row-major: entries are sorted
+        hits = xp.nonzero(A._values != zero)  # (entry, *dense index), row-major: entries are sorted
         entry = hits[0]
         sparse_idx = [xp.astype(xp.take(A._indices[d, :], entry), xp.int64) for d in range(A.sparse_ndim)]
         return tuple(sparse_idx + [xp.astype(h, xp.int64) for h in hits[1:]])
-    keep = A._values != 0
+    keep = A._values != zero
     return tuple(xp.astype(A._indices[d, :][keep], xp.int64) for d in range(A.sparse_ndim))

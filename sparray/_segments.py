@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ._dispatch import register
 
-__all__ = ["segment_reduce_sorted", "coalesce_generic", "group_reduce_generic", "group_reduce_rows_generic",
+__all__ = ["segment_reduce_sorted", "segment_scan_sorted", "coalesce_generic", "group_reduce_generic", "group_reduce_rows_generic",
            "scatter_sum_generic", "OPS"]
 
 OPS = ("sum", "prod", "max", "min")
@@ -32,27 +32,36 @@ def _combine(xp, op, dtype):
     return {"sum": xp.add, "prod": xp.multiply, "max": xp.maximum, "min": xp.minimum}[op]
 
 
-def segment_reduce_sorted(xp, starts, values, op):
-    """Reduce contiguous runs of rows of ``values`` (n, m); ``starts[i]`` marks the first row of a run.
+def segment_scan_sorted(xp, starts, values, op):
+    """Inclusive scan of each contiguous run of rows of ``values`` (n, m) (``starts[i]`` marks the
+    first row of a run): row ``i`` of the result combines the rows of its run up to ``i``.
 
-    Returns ``(acc, counts)``: one row per run, in order, and the run lengths.
+    Returns ``(acc, start_pos, end_pos)``: the scanned rows and each run's first and last row.
     """
     n = values.shape[0]
-    if n == 0:
-        return values[:0, ...], xp.zeros((0,), dtype=xp.int64)
     combine = _combine(xp, op, values.dtype)
     seg = xp.cumulative_sum(xp.astype(starts, xp.int64)) - 1
     start_pos = xp.nonzero(starts)[0]
     end_pos = xp.concat([start_pos[1:] - 1, xp.asarray([n - 1], dtype=start_pos.dtype)])
-    counts = xp.astype(end_pos - start_pos + 1, xp.int64)
-    longest = int(xp.max(counts))
+    longest = int(xp.max(end_pos - start_pos + 1))
     acc = values
     d = 1
     while d < longest:
         same = xp.reshape(seg[d:] == seg[:-d], (n - d, 1))
         acc = xp.concat([acc[:d, ...], xp.where(same, combine(acc[d:, ...], acc[:-d, ...]), acc[d:, ...])], axis=0)
         d *= 2
-    return xp.take(acc, end_pos, axis=0), counts
+    return acc, start_pos, end_pos
+
+
+def segment_reduce_sorted(xp, starts, values, op):
+    """Reduce contiguous runs of rows of ``values`` (n, m); ``starts[i]`` marks the first row of a run.
+
+    Returns ``(acc, counts)``: one row per run, in order, and the run lengths.
+    """
+    if values.shape[0] == 0:
+        return values[:0, ...], xp.zeros((0,), dtype=xp.int64)
+    acc, start_pos, end_pos = segment_scan_sorted(xp, starts, values, op)
+    return xp.take(acc, end_pos, axis=0), xp.astype(end_pos - start_pos + 1, xp.int64)
 
 
 def _sorted_runs(xp, keys, values):

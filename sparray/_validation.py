@@ -17,7 +17,8 @@ import operator
 
 from ._dtypes import dtype_name
 
-__all__ = ["check_invariants", "invariant_checks_on", "normalize_shape", "check_index_dtype", "check_indices_in_range"]
+__all__ = ["AxisError", "check_invariants", "invariant_checks_on", "normalize_shape", "check_index_dtype",
+           "check_indices_in_range"]
 
 _CHECKS: contextvars.ContextVar[bool] = contextvars.ContextVar("sparray_check_invariants", default=False)
 
@@ -47,6 +48,11 @@ def invariant_checks_on(explicit=None) -> bool:
     return _CHECKS.get() if explicit is None else bool(explicit)
 
 
+class AxisError(ValueError, IndexError):
+    """An axis out of range: a ValueError (the project's class for bad values) that is also an
+    IndexError (what the array API asks of ``expand_dims``), as NumPy's own ``AxisError`` is."""
+
+
 def normalize_axes(axis, ndim, who, *, allow_none=True):
     """``axis`` (an int, a tuple of ints, or None for every dim) as a tuple of dims in [0, ndim)."""
     if axis is None and allow_none:
@@ -60,7 +66,7 @@ def normalize_axes(axis, ndim, who, *, allow_none=True):
             allowed = "an int, a tuple of ints or None" if allow_none else "an int or a tuple of ints"
             raise TypeError(f"{who}: axis must be {allowed}; got {axis!r}") from None
         if not -ndim <= a < ndim:
-            raise ValueError(f"{who}: axis {a} is out of range for an array of {ndim} dims")
+            raise AxisError(f"{who}: axis {a} is out of range for an array of {ndim} dims")
         out.append(a % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"{who}: repeated axis in {axis!r}")

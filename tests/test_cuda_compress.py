@@ -232,12 +232,12 @@ def test_dense_to_compressed_nan_fills(device, dtype):
     m = 2
     dense = random_values(rng, (30, 40, m), dtype)
     dense[rng.random(dense.shape) < 0.5] = 0
-    dense[rng.random(dense.shape) < 0.1] = -0.0  # the same as a 0 fill
-    nanish = [np.nan, complex(0, np.nan), complex(np.nan, 1)] if np.dtype(dtype).kind == "c" else [np.nan]
+    dense[rng.random(dense.shape) < 0.1] = -0.0  # not the same as a +0 fill (sparray's fill rule)
+    nanish = [np.nan, complex(0, np.nan), complex(np.nan, 1), complex(1, np.nan)] if np.dtype(dtype).kind == "c" else [np.nan]
     dense.ravel()[rng.integers(0, dense.size, 600)] = rng.choice(nanish, 600)
-    fills = [np.zeros(m, dtype), np.full(m, np.nan, dtype), np.array([np.nan, 0], dtype)]
+    fills = [np.zeros(m, dtype), np.full(m, -0.0, dtype), np.full(m, np.nan, dtype), np.array([np.nan, 0], dtype)]
     if np.dtype(dtype).kind == "c":
-        fills.append(np.full(m, complex(1, np.nan), dtype))  # a NaN-ish fill is the same as any NaN-ish value
+        fills.append(np.full(m, complex(1, np.nan), dtype))  # complex parts each by the float rule
     for fill in fills:
         out = gpu.dense_to_compressed(to_device(dense, device), to_device(fill, device), np.int64)
         for a, e in zip(out, cpu.dense_to_compressed(dense, fill, np.int64)):

@@ -68,9 +68,14 @@ def ref_transpose(offsets, minor, values, nbatch, nmajor, nminor):
 
 
 def ref_same(dense, fill):
+    """sparray's fill rule: equal with the same sign of zero, or both NaN (complex: per part)."""
+    dense = np.asarray(dense)
+    fill = np.broadcast_to(np.asarray(fill, dense.dtype), dense.shape)
+    if dense.dtype.kind == "c":
+        return ref_same(dense.real, fill.real) & ref_same(dense.imag, fill.imag)
     same = dense == fill
-    if dense.dtype.kind in "fc":
-        same |= np.isnan(dense) & np.isnan(fill)
+    if dense.dtype.kind == "f":
+        same = (same & (np.signbit(dense) == np.signbit(fill))) | (np.isnan(dense) & np.isnan(fill))
     return same
 
 
@@ -327,11 +332,12 @@ def test_dense_to_compressed_nan(dtype, m):
     shape = (120, 500, m)
     dense = rand_values(rng, shape, dtype, nan=True)
     dense[rng.random(shape) < 0.5] = 0
-    nanish = [np.nan, complex(0, np.nan), complex(np.nan, 1)] if np.dtype(dtype).kind == "c" else [np.nan]
+    dense[rng.random(shape) < 0.1] = -0.0  # a signed zero is not the fill +0.0
+    nanish = [np.nan, complex(0, np.nan), complex(np.nan, 1), complex(1, np.nan)] if np.dtype(dtype).kind == "c" else [np.nan]
     dense.ravel()[rng.integers(0, dense.size, 2000)] = rng.choice(nanish, 2000)
-    fills = [np.zeros(m, dtype), np.full(m, np.nan, dtype), np.array([np.nan, 0][:m], dtype)]
+    fills = [np.zeros(m, dtype), np.full(m, -0.0, dtype), np.full(m, np.nan, dtype), np.array([np.nan, 0][:m], dtype)]
     if np.dtype(dtype).kind == "c":
-        fills.append(np.full(m, complex(1, np.nan), dtype))  # nan-ish fill: same as any nan-ish value
+        fills.append(np.full(m, complex(1, np.nan), dtype))  # each part by the float rule: only 1 + nan j matches
     for fill in fills:
         off, minor, values = cp.dense_to_compressed(dense, fill, np.int64)
         ref = ref_dense_to_compressed(dense, fill)

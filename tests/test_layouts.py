@@ -237,6 +237,18 @@ def test_array_api_strict_components():
     assert_matches_dense(sparray.exp(A) + A, np.exp(expected) + expected)
 
 
+def test_dense_dims_of_no_entries_array_api_strict():
+    """Regression: turning sparse dims of a COO with no entries into dense dims sliced an empty
+    key array with [1:], which array_api_strict rejects (IndexError)."""
+    xps = pytest.importorskip("array_api_strict")
+    A = sparray.COO(xps.asarray(np.zeros((3, 0), dtype=np.int64)), xps.asarray(np.zeros(0)), shape=(2, 3, 4),
+                    fill_value=xps.asarray(1.5))  # fmt: skip
+    for dense_ndim in (1, 2):
+        B = A.to_layout("coo", dense_ndim=dense_ndim)
+        assert B.dense_ndim == dense_ndim and B.nse == 0
+        assert_matches_dense(B, np.full((2, 3, 4), 1.5))
+
+
 def test_nbytes_density_repr():
     A = sparray.CSR([0, 2, 3], [0, 2, 1], [1.0, 2.0, 3.0], shape=(2, 3))
     assert A.nbytes == 3 * 8 + 3 * 8 + 3 * 8 + 8

@@ -33,6 +33,12 @@ GROUPS = [
     ("Shapes, indexing and searching", lambda n, o: n in {"broadcast_to", "matrix_transpose", "permute_dims",
                                                           "moveaxis", "reshape", "expand_dims", "squeeze", "flip",
                                                           "concat", "stack", "where", "nonzero"}),
+    ("Broadcasting, tiling, triangles and taking along an axis",
+     lambda n, o: n in {"broadcast_arrays", "meshgrid", "tril", "triu", "repeat", "roll", "tile", "unstack", "take",
+                        "take_along_axis"}),
+    ("Searching, sorting, sets, running sums and differences", lambda n, o: n in {
+        "argmax", "argmin", "count_nonzero", "searchsorted", "sort", "argsort", "unique_values", "unique_counts",
+        "unique_inverse", "unique_all", "cumulative_sum", "cumulative_prod", "diff"}),
     ("Linear algebra", lambda n, o: n in {"matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax",
                                           "log_softmax"}),
     ("Files and interchange", lambda n, o: n in {"save_npz", "load_npz", "from_binsparse"}),
@@ -73,7 +79,26 @@ def _api_page() -> str:
               "   :members: from_sparray, to_sparray, from_dask_dense", "```", "",
               "## sparray.io", "", "```{eval-rst}", ".. automodule:: sparray.io", "   :members: mmread, mmwrite",
               "```", ""]  # fmt: skip
+    lines += _linalg_section()
     return "\n".join(lines)
+
+
+def _linalg_section() -> list[str]:
+    """``sparray.linalg`` and ``sparray.fft``: the module docstrings, then every function (the linalg
+    products are the main namespace's, documented above)."""
+    import sparray.linalg as la
+
+    own = [n for n in la.__all__ if callable(getattr(la, n)) and n not in ("matmul", "tensordot", "vecdot",
+                                                                          "matrix_transpose")]  # fmt: skip
+    lines = ["## sparray.linalg", "", "```{eval-rst}", ".. automodule:: sparray.linalg", "```", ""]
+    for n in own:
+        lines += _entry("sparray.linalg", n, getattr(la, n))
+    import sparray.fft as fft
+
+    lines += ["## sparray.fft", "", "```{eval-rst}", ".. automodule:: sparray.fft", "```", ""]
+    for n in fft.__all__:
+        lines += _entry("sparray.fft", n, getattr(fft, n))
+    return lines
 
 
 def _entry(module, name, obj) -> list[str]:

@@ -117,7 +117,7 @@ def _lower_sparse(r, c, v, symmetry):
     order = np.lexsort((r[up], c[up]))  # the upper entries transposed, row-major
     ur, uc, uv = c[up][order], r[up][order], v[up][order]
     if (int(lo.sum()) != ur.size or not np.array_equal(r[lo], ur) or not np.array_equal(c[lo], uc)
-            or not same_value(np, v[lo], _mirror(uv, symmetry)).all()):
+            or not same_value(np, v[lo], _mirror(uv, symmetry), signed_zeros=False).all()):
         _not_symmetric(symmetry)
     keep = r > c if symmetry == "skew-symmetric" else r >= c
     return r[keep], c[keep], v[keep]
@@ -126,7 +126,7 @@ def _lower_sparse(r, c, v, symmetry):
 def _lower_dense(D, symmetry):
     """Check a dense square array against ``symmetry``; its lower triangle column by column."""
     _check_diagonal(np.diagonal(D), symmetry)
-    if not same_value(np, D, _mirror(D.T, symmetry)).all():
+    if not same_value(np, D, _mirror(D.T, symmetry), signed_zeros=False).all():  # values, as == compares them
         _not_symmetric(symmetry)
     c, r = np.triu_indices(D.shape[0], 1 if symmetry == "skew-symmetric" else 0)
     return D[r, c]

@@ -671,13 +671,19 @@ def transpose_compressed(offsets, minor, values, nbatch, nmajor, nminor, index_d
 
 
 @numba.njit(**_JIT)
-def _specified(row, o, fill, fnan, m):
-    """Is the position whose m values start at row[o] specified (some t not "same" as fill)?
-    fnan[t]: fill[t] is nan(-ish), so only a non-nan value differs."""
+def _is_nan_word(v, nanw):
+    """Is the float whose bits are the word v a NaN?  nanw = (exponent + mantissa mask, bits of inf)."""
+    return (v & nanw[0]) > nanw[1]
+
+
+@numba.njit(**_JIT)
+def _specified(row, o, fill, fnan, nanw, m):
+    """Is the position whose m words start at row[o] specified (some word t not "the same" as
+    fill[t])?  Words are compared as bits; where fnan[t] (fill[t] is a NaN) any NaN is the same."""
     for t in range(m):
         v = row[o + t]
         if fnan[t]:
-            if v == v:
+            if not _is_nan_word(v, nanw):
                 return True
         elif v != fill[t]:
             return True
@@ -685,8 +691,8 @@ def _specified(row, o, fill, fnan, m):
 
 
 @numba.njit(**_PJIT)
-def _d2c_count(dense, fill, fnan, cnt):
-    """cnt[r + 1] = number of specified positions in row r of dense (N, C * m)."""
+def _d2c_count(dense, fill, fnan, nanw, cnt):
+    """cnt[r + 1] = number of specified positions in row r of dense (N, C * m) words."""
     N = dense.shape[0]
     m = fill.shape[0]
     C = dense.shape[1] // m
@@ -697,18 +703,18 @@ def _d2c_count(dense, fill, fnan, cnt):
             f = fill[0]
             if fnan[0]:
                 for c in range(C):
-                    s += row[c] == row[c]
+                    s += not _is_nan_word(row[c], nanw)
             else:
                 for c in range(C):
                     s += row[c] != f
         else:
             for c in range(C):
-                s += _specified(row, c * m, fill, fnan, m)
+                s += _specified(row, c * m, fill, fnan, nanw, m)
         cnt[r + 1] = s
 
 
 @numba.njit(**_PJIT)
-def _d2c_write(dense, fill, fnan, cnt, minor, values):
+def _d2c_write(dense, fill, fnan, nanw, cnt, minor, values):
     """Write row r's specified positions at cnt[r]:cnt[r + 1].  For m == 1 the write is
     branch-free (every column is written at the cursor, which advances only when specified);
     it stops as soon as the row's slots are full, so it never touches another row's."""
@@ -729,18 +735,36 @@ def _d2c_write(dense, fill, fnan, cnt, minor, values):
                 minor[pos] = c
                 values[pos, 0] = v
                 if nan:
-                    pos += v == v
+                    pos += not _is_nan_word(v, nanw)
                 else:
                     pos += v != f
         else:
             for c in range(C):
                 if pos >= end:
                     break
-                if _specified(row, c * m, fill, fnan, m):
+                if _specified(row, c * m, fill, fnan, nanw, m):
                     minor[pos] = c
                     for t in range(m):
                         values[pos, t] = row[c * m + t]
                     pos += 1
+
+
+def _compare_words(dense, fill):
+    """dense (N, C, m) and fill (m,) as the words the specified test compares, with the NaN
+    flags: floats as the bits of their real parts (complex: 2m words per position), so bit
+    equality is "same value and same sign of zero"; fnan marks NaN fill words (any NaN word
+    matches those); nanw = (exponent + mantissa mask, bits of inf) of the word type."""
+    N, C, m = dense.shape
+    if dense.dtype.kind in "fc":
+        real = np.empty(0, dense.dtype).real.dtype
+        words = _UINT_OF_SIZE[real.itemsize]
+        d2 = dense.view(real).view(words).reshape(N, -1)
+        f2 = np.ascontiguousarray(fill).view(real)
+        fnan = np.isnan(f2)
+        nanw = np.array([np.iinfo(words).max >> 1, np.array(np.inf, real).view(words)], words)
+        return d2, f2.view(words), fnan, nanw
+    d2, f2 = _bits(dense).reshape(N, C * m), _bits(fill)  # equality is bit equality: one compile per width
+    return d2, f2, np.zeros(f2.shape[0], np.bool_), np.zeros(2, d2.dtype)
 
 
 def dense_to_compressed(dense, fill, index_dtype):
@@ -756,14 +780,15 @@ def dense_to_compressed(dense, fill, index_dtype):
     -------
     offsets : index_dtype[N + 1], minor : index_dtype[nse] (column indices, increasing within
         each row), values : (nse, m) of ``dense.dtype``.  Position (r, c) is specified iff some
-        t has dense[r, c, t] not "same" as fill[t]; "same" is equal, or both nan (complex: nan
-        in either part; bool and integers have no nan).  Row-major order.
+        t has dense[r, c, t] not "the same" as fill[t] (``sparray._fill.same_value``): floats
+        equal with the same sign of zero, or both NaN; complex: both parts so; bool and
+        integers: equal.  Row-major order.
 
     Two passes parallel over rows: count, prefix, write.
 
-    >>> off, mi, va = dense_to_compressed(np.array([[[0.0], [5.0]], [[np.nan], [0.0]]]), np.array([0.0]), np.int32)
+    >>> off, mi, va = dense_to_compressed(np.array([[[0.0], [5.0]], [[np.nan], [-0.0]]]), np.array([0.0]), np.int32)
     >>> off.tolist(), mi.tolist(), va.ravel().tolist()
-    ([0, 1, 2], [1, 0], [5.0, nan])
+    ([0, 1, 3], [1, 0, 1], [5.0, nan, -0.0])
     """
     dense = np.asarray(dense)
     _check_dtype(dense.dtype, "dense")
@@ -776,23 +801,17 @@ def dense_to_compressed(dense, fill, index_dtype):
     if N * C * m == 0:  # nothing can be specified
         return np.zeros(N + 1, dt), np.empty(0, dt), np.empty((0, m), dense.dtype)
     dense = np.ascontiguousarray(dense)
-    kind = dense.dtype.kind
-    if kind in "fc":
-        d2, f2 = dense.reshape(N, C * m), fill
-        fnan = np.isnan(fill)
-    else:  # equality is bit equality: compile per width only
-        d2, f2 = _bits(dense).reshape(N, C * m), _bits(fill)
-        fnan = np.zeros(m, np.bool_)
+    d2, f2, fnan, nanw = _compare_words(dense, fill)
     cnt = np.zeros(N + 1, np.int64)
     with threads_for(N * C * m):
-        _d2c_count(d2, f2, fnan, cnt)
+        _d2c_count(d2, f2, fnan, nanw, cnt)
         _scan_inplace(cnt[1:], _threads())
         nse = int(cnt[N])
         _fits(dt, nse, "the number of specified positions")
         minor = np.empty(nse, dt)
-        values = np.empty((nse, m), d2.dtype)
+        values = np.empty((nse, f2.shape[0]), d2.dtype)
         if nse:
-            _d2c_write(d2, f2, fnan, cnt, minor, values)
+            _d2c_write(d2, f2, fnan, nanw, cnt, minor, values)
     offsets = cnt if dt == np.int64 else cnt.astype(dt)
     return offsets, minor, values.view(dense.dtype)
 

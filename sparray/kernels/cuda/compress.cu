@@ -117,20 +117,19 @@ __global__ void gather_rows(const long long* perm, long long n, const W* src, lo
 
 // ---- dense_to_compressed -----------------------------------------------------------------------
 
-template <class T>
-__device__ inline bool sp_same_value(T a, T b) { return sp_same(a, b); }
-// words (integers, bool) have no NaN: equal means same bits
-__device__ inline bool sp_same_value(unsigned char a, unsigned char b) { return a == b; }
-__device__ inline bool sp_same_value(unsigned short a, unsigned short b) { return a == b; }
-__device__ inline bool sp_same_value(unsigned int a, unsigned int b) { return a == b; }
-__device__ inline bool sp_same_value(unsigned long long a, unsigned long long b) { return a == b; }
-
-// flags[p] = 1 when some of the m values of position p differ from fill (NaN is the same as NaN).
-template <class T>
-__global__ void specified_flags(const T* dense, long long npos, long long m, const T* fill, unsigned char* flags) {
+// flags[p] = 1 when some of the m words of position p is not "the same" as fill[t]: words are
+// compared as bits (floats arrive as the words of their real parts, so bit equality is "same
+// value, same sign of zero"); where fnan[t] (fill[t] is a NaN) any NaN word is the same. A float
+// word v is a NaN when (v & nan_mask) > inf_bits (the launcher passes both for the word's width).
+template <class W>
+__global__ void specified_flags(const W* dense, long long npos, long long m, const W* fill,
+                                const unsigned char* fnan, W nan_mask, W inf_bits, unsigned char* flags) {
     for (long long p = sp_thread_id(); p < npos; p += sp_thread_count()) {
         unsigned char s = 0;
-        for (long long t = 0; t < m && !s; ++t) s = sp_same_value(dense[p * m + t], fill[t]) ? 0 : 1;
+        for (long long t = 0; t < m && !s; ++t) {
+            W v = dense[p * m + t];
+            s = fnan[t] ? ((v & nan_mask) <= inf_bits) : (v != fill[t]);
+        }
         flags[p] = s;
     }
 }

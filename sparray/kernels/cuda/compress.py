@@ -10,7 +10,8 @@ full contract):
 - :func:`transpose_compressed` -- every entry's new bucket (``transpose_keys``), a stable radix
   argsort of the buckets (CUB through CuPy), then gathers: within a bucket, entries keep their
   input order, exactly as the CPU's stable counting sort orders them.
-- :func:`dense_to_compressed` -- a flag per position (``specified_flags``, NaN equals NaN),
+- :func:`dense_to_compressed` -- a flag per position (``specified_flags``: sparray's fill rule,
+  bit equality with any NaN matching a NaN fill),
   ``flatnonzero``, then gathers and a binary search per row for the offsets.
 - :func:`compressed_to_dense` -- fill, then one thread per (entry, word) scatter; when some row is
   not strictly increasing (a position may repeat) the scatter goes through a stable sort of the
@@ -52,8 +53,8 @@ SOURCE = "compress.cu"
 
 _IDX = ("int", "long long")
 _WORDS = tuple(WORD_TYPES.values())
-#: dense_to_compressed compares floats as values (NaN rules), everything else as words
-_COMPARE = ("float", "double", "sp_complex<float>", "sp_complex<double>") + _WORDS[:4]
+#: dense_to_compressed compares words (floats as the words of their real parts, with NaN flags)
+_COMPARE = _WORDS[:4]
 NAME_EXPRESSIONS = (
     tuple(f"check_keys<{k}>" for k in _IDX)
     + tuple(f"bucket_starts<{k}, {o}>" for k in _IDX for o in _IDX)
@@ -322,11 +323,12 @@ def dense_to_compressed(dense, fill, index_dtype):
 
     fill: (m,) or broadcastable, cast to dense.dtype. Returns (offsets index_dtype[N + 1], minor
     index_dtype[nse] (increasing within each row), values (nse, m)): position (r, c) is specified
-    when some dense[r, c, t] is not the same as fill[t] (equal, or NaN on both sides).
+    when some dense[r, c, t] is not the same as fill[t] (``sparray._fill.same_value``: equal with
+    the same sign of zero, or NaN on both sides; complex numbers part by part).
 
-    >>> off, mi, va = dense_to_compressed(np.array([[[0.0], [5.0]], [[np.nan], [0.0]]]), np.array([0.0]), np.int32)
+    >>> off, mi, va = dense_to_compressed(np.array([[[0.0], [5.0]], [[np.nan], [-0.0]]]), np.array([0.0]), np.int32)
     >>> off.tolist(), mi.tolist(), va.ravel().tolist()
-    ([0, 1, 2], [1, 0], [5.0, nan])
+    ([0, 1, 3], [1, 0, 1], [5.0, nan, -0.0])
     """
     drv = driver_for(dense)
     xp = drv.xp
@@ -343,12 +345,10 @@ def dense_to_compressed(dense, fill, index_dtype):
     dense = xp.ascontiguousarray(dense)
     npos = N * C
     flags = xp.empty(npos, xp.uint8)
-    if dense.dtype.kind in "fc":
-        d, f, t = dense, fill, c_type(dense.dtype)
-    else:  # equality is bit equality: compiled per width only
-        d, f = _words(dense), _words(fill)
-        t = WORD_TYPES[dense.dtype.itemsize]
-    drv.launch(SOURCE, f"specified_flags<{t}>", npos, (d, np.int64(npos), np.int64(m), f, flags))
+    d, f, fnan, nan_mask, inf_bits = _compare_words(xp, dense, fill)
+    t = WORD_TYPES[d.dtype.itemsize]
+    args = (d, np.int64(npos), np.int64(f.shape[0]), f, fnan, nan_mask, inf_bits, flags)
+    drv.launch(SOURCE, f"specified_flags<{t}>", npos, args)
     pos = xp.flatnonzero(flags).astype(xp.int64, copy=False)
     nse = pos.shape[0]
     _fits(dt, nse, "the number of specified positions")
@@ -357,6 +357,24 @@ def dense_to_compressed(dense, fill, index_dtype):
     drv.launch(SOURCE, name, N + 1, (pos, np.int64(nse), np.int64(C), np.int64(N + 1), offsets))
     minor = (pos % C).astype(dt)
     return offsets, minor, _gather(drv, pos, dense.reshape(npos, m))
+
+
+def _compare_words(xp, dense, fill):
+    """dense (N, C, m) and fill (m,) as the words ``specified_flags`` compares: floats as the
+    unsigned words of their real parts (complex: 2m per position), so bit equality is "same value
+    and same sign of zero"; the NaN flags of the fill words and the word type's NaN mask and inf
+    bits. Other dtypes: their own words, no NaN (the numba kernel's rule, kernels/cpu/compress.py)."""
+    if dense.dtype.kind in "fc":
+        real = np.empty(0, dense.dtype).real.dtype
+        words = np.dtype(_UINT_OF_SIZE[real.itemsize])
+        f_real = xp.ascontiguousarray(fill).view(real)
+        fnan = xp.isnan(f_real).astype(xp.uint8)
+        nan_mask = words.type(np.iinfo(words).max >> 1)
+        inf_bits = np.array(np.inf, real).view(words)[()]
+        return dense.view(real).view(words), f_real.view(words), fnan, nan_mask, inf_bits
+    d, f = _words(dense), _words(fill)
+    zero = d.dtype.type(0)
+    return d, f, xp.zeros(f.shape[0], xp.uint8), zero, zero
 
 
 def _fill_out(drv, out, fill):

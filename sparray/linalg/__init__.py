@@ -1,0 +1,65 @@
+"""The array API's ``linalg`` extension for sparse arrays (``xp.linalg`` with ``xp = sparray``).
+
+Every function of the 2024.12 extension, on every layout, exact with any fill value:
+
+- kept sparse where the result allows it: ``matmul``, ``tensordot``, ``vecdot`` and
+  ``matrix_transpose`` (the main namespace's functions), ``diagonal``, ``trace``, ``outer``,
+  ``cross``, ``matrix_power`` (n >= 0), ``vector_norm``, ``matrix_norm`` (all but "nuc", 2, -2);
+- computed on the dense form with the namespace's own linalg (dense results, a
+  :class:`SparrayDensifyWarning` above ``DENSIFY_THRESHOLD`` elements per matrix):
+  ``cholesky``, ``det``, ``slogdet``, ``eigh``, ``eigvalsh``, ``inv``, ``pinv``, ``qr``,
+  ``solve``, ``svd``, ``svdvals``, ``matrix_rank``, ``matrix_power`` (n < 0) and the singular-value
+  matrix norms. ``solve`` with a large 2-d zero-fill sparse ``x1`` uses SciPy's SuperLU instead.
+
+Importing it imports nothing beyond sparray itself (no SciPy, no numba). docs/linalg.md has the table.
+
+>>> import sparray, numpy as np
+>>> A = sparray.asarray(np.array([[4.0, 0.0], [0.0, 9.0]]), layout="csr")
+>>> sparray.linalg.diagonal(A).to_dense().tolist(), sparray.linalg.det(A).item()
+([4.0, 9.0], 36.0)
+"""
+
+from .._linalg import matmul, tensordot, vecdot
+from .._manipulation import matrix_transpose
+from ._dense_fallback import (
+    DENSIFY_THRESHOLD,
+    SparrayDensifyWarning,
+    densify_threshold,
+    get_densify_threshold,
+    set_densify_threshold,
+)
+from ._diagonal import diagonal, trace
+from ._factorizations import (
+    EighResult,
+    QRResult,
+    SlogdetResult,
+    SVDResult,
+    cholesky,
+    det,
+    eigh,
+    eigvalsh,
+    inv,
+    matrix_rank,
+    pinv,
+    qr,
+    slogdet,
+    solve,
+    svd,
+    svdvals,
+)
+from ._norms import matrix_norm, vector_norm
+from ._outer import cross, outer
+from ._power import matrix_power
+
+STANDARD_NAMES = (
+    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
+    "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot",
+    "trace", "vecdot", "vector_norm",
+)  # fmt: skip
+"""The functions of the 2024.12 linalg extension (all defined here)."""
+
+__all__ = [
+    *STANDARD_NAMES,
+    "DENSIFY_THRESHOLD", "SparrayDensifyWarning", "densify_threshold", "get_densify_threshold", "set_densify_threshold",
+    "EighResult", "QRResult", "SVDResult", "SlogdetResult",
+]  # fmt: skip
