@@ -558,3 +558,6 @@ def _dense_like(prototype, func, args, kwargs):
     if isinstance(prototype._values, np.ndarray):
         return dense
     return prototype._xp.asarray(dense)
+
+
+from . import _numpy_extras  # noqa: E402,F401  (the 2024.12 functions, np.linalg and np.fft: registers its adapters)

@@ -190,9 +190,10 @@ def test_like_creation_keeps_layout_and_fill():
 
 def test_functions_without_a_counterpart_are_a_type_error():
     A, _ = next(_cases())
-    for f in (np.cumsum, np.argmax, np.sort, np.unique, np.linalg.norm, np.isclose):
+    for f in (np.isclose, np.allclose, np.einsum, np.percentile, np.nansum, np.histogram, np.convolve):
         with pytest.raises(TypeError, match="no implementation found|__array_function__"):
-            f(A) if f is not np.isclose else f(A, A)
+            f("ij->j", A) if f is np.einsum else f(A, A) if f in (np.isclose, np.allclose, np.convolve) else (
+                f(A, 50) if f is np.percentile else f(A))
     with pytest.raises(TypeError, match="not converted to a dense NumPy array implicitly"):
         np.asarray(A)
     with pytest.raises(TypeError, match="decimals=2 is not supported"):
@@ -221,7 +222,9 @@ def test_docstring_examples_run():
     import sparray._numpy_protocols
     import sparray._pickle
 
-    for mod in (sparray._numpy_protocols, sparray._pickle):
+    import sparray._numpy_extras
+
+    for mod in (sparray._numpy_protocols, sparray._numpy_extras, sparray._pickle):
         assert doctest.testmod(mod).failed == 0, mod.__name__
 
 
@@ -246,3 +249,81 @@ def test_creation_like_a_sparse_array_is_dense():
     got = np.array([[1, 2]], like=A, dtype=np.float32, ndmin=3)
     assert type(got) is np.ndarray and got.shape == (1, 1, 2) and got.dtype == np.float32
     assert np.arange(3, like=A).tolist() == [0, 1, 2] and np.zeros(2, like=A).shape == (2,)
+
+
+
+def test_searching_sorting_sets_running_and_tiling_functions():
+    rng = np.random.default_rng(21)
+    for A, D in _cases():
+        with _quiet():
+            for f in (np.argmax, np.argmin, np.count_nonzero):
+                _same(f(A), f(D))
+                _same(f(A, axis=1), f(D, axis=1))
+            _same(np.argmax(A, axis=0, keepdims=True), np.argmax(D, axis=0, keepdims=True))
+            _same(np.sort(A, axis=0), np.sort(D, axis=0))
+            _same(np.sort(A, axis=None), np.sort(D, axis=None))
+            _same(np.sort(A), np.sort(D))
+            _same(np.take_along_axis(A, np.argsort(D, axis=1, kind="stable"), axis=1), np.sort(D, axis=1))
+            for kw in [{}, {"return_counts": True}, {"return_index": True, "return_inverse": True, "return_counts": True}]:
+                _same(np.unique(A, **kw), np.unique(D, **kw))
+            _same(np.unique_values(A), np.unique_values(D))
+            _same(np.cumsum(A), np.cumsum(D))
+            _same(np.cumsum(A, axis=1), np.cumsum(D, axis=1))
+            _same(np.cumprod(A, axis=0), np.cumprod(D, axis=0))
+            _same(np.cumulative_sum(A, axis=0, include_initial=True), np.cumulative_sum(D, axis=0, include_initial=True))
+            _same(np.diff(A, axis=0), np.diff(D, axis=0))
+            _same(np.diff(A, n=2, prepend=0.0), np.diff(D, n=2, prepend=0.0))
+            _same(np.tril(A, k=1), np.tril(D, k=1))
+            _same(np.triu(A), np.triu(D))
+            _same(np.repeat(A, 2, axis=1), np.repeat(D, 2, axis=1))
+            _same(np.roll(A, 3), np.roll(D, 3))
+            _same(np.roll(A, -1, axis=0), np.roll(D, -1, axis=0))
+            _same(np.tile(A, (2, 1)), np.tile(D, (2, 1)))
+            _same(np.tile(A, 2), np.tile(D, 2))
+            _same(np.unstack(A, axis=1), np.unstack(D, axis=1))
+            _same(np.broadcast_arrays(A[:1], A), np.broadcast_arrays(D[:1], D))
+        row = np.sort(A[0].to_dense())
+        S = sparray.asarray(row, fill_value=float(row[0]))
+        v = rng.standard_normal(5)
+        _same(np.searchsorted(S, v), np.searchsorted(row, v))
+        _same(np.searchsorted(S, 0.25, side="right"), np.searchsorted(row, 0.25, side="right"))
+    x = sparray.asarray(np.array([1.0, 0.0, 2.0]))
+    _same(np.meshgrid(x, x), np.meshgrid(x.to_dense(), x.to_dense()))
+    with pytest.raises(TypeError, match="sparse=True"):
+        np.meshgrid(x, x, sparse=True)
+    with pytest.raises(TypeError, match="axis= is not supported"):
+        np.unique(x, axis=0)
+
+
+def test_linalg_fft_trace_diagonal_and_outer():
+    rng = np.random.default_rng(22)
+    D = rng.standard_normal((5, 5))
+    D[rng.random(D.shape) < 0.4] = 0.0
+    D = D + 5 * np.eye(5)
+    A = sparray.asarray(D, layout="csr")
+    S = sparray.asarray(D @ D.T, layout="coo")
+    with _quiet():
+        for f in (np.linalg.det, np.linalg.inv, np.linalg.slogdet, np.linalg.svdvals, np.linalg.matrix_rank):
+            _same(f(A), f(D))
+        _same(np.linalg.solve(A, np.ones(5)), np.linalg.solve(D, np.ones(5)))
+        _same(np.linalg.matrix_power(A, 3), np.linalg.matrix_power(D, 3))
+        _same(np.linalg.cholesky(S), np.linalg.cholesky(S.to_dense()))
+        _same(np.linalg.eigvalsh(S), np.linalg.eigvalsh(S.to_dense()))
+        _same(np.linalg.svd(A, compute_uv=False), np.linalg.svd(D, compute_uv=False))
+        _same(np.linalg.pinv(A), np.linalg.pinv(D))
+        for kw in [{}, {"ord": 1}, {"ord": "fro"}, {"axis": 0}, {"axis": 1, "ord": 1, "keepdims": True}, {"axis": (1, 0)}]:
+            _same(np.linalg.norm(A, **kw), np.linalg.norm(D, **kw))
+        _same(np.linalg.vector_norm(A, axis=0), np.linalg.vector_norm(D, axis=0))
+        _same(np.trace(A, offset=1), np.trace(D, offset=1))
+        B = sparray.asarray(rng.standard_normal((2, 3, 4)))
+        _same(np.trace(B, axis1=1, axis2=2), np.trace(B.to_dense(), axis1=1, axis2=2))
+        _same(np.diagonal(B, offset=-1, axis1=0, axis2=2), np.diagonal(B.to_dense(), offset=-1, axis1=0, axis2=2))
+        _same(np.outer(A[0], A[:, 1]), np.outer(D[0], D[:, 1]))
+        for f in (np.fft.fft, np.fft.ifft, np.fft.rfft):
+            _same(f(A, axis=0), f(D, axis=0))
+        _same(np.fft.fftn(A, norm="ortho"), np.fft.fftn(D, norm="ortho"))
+        _same(np.fft.fftshift(A), np.fft.fftshift(D))
+    with pytest.raises(TypeError, match="UPLO='U' is not supported"):
+        np.linalg.eigh(S, UPLO="U")
+    with pytest.raises(TypeError, match="out= is not supported"):
+        np.fft.fft(A, out=np.zeros(5, complex))
