@@ -7,7 +7,7 @@ import array_api_compat.numpy as npx
 import numpy as np
 import pytest
 from hypothesis import given
-from sparray_testing import FILLS, SHAPES, assert_matches_dense, coo_cases, make_coo
+from sparray_testing import FILLS, LAYOUT_SHAPES, LAYOUTS, SHAPES, assert_matches_dense, coo_cases, make_coo, make_sparse
 
 import sparray
 from sparray._elementwise import BINARY, UNARY
@@ -301,3 +301,47 @@ def test_integer_ops_stay_integer_in_the_fused_kernels(layout, name, backend):
         got = getattr(sparray, name)(A, B).to_dense()
         assert got.dtype == a.dtype
         np.testing.assert_array_equal(got, f(a, b))
+
+
+def _same_or_both_raise(sp_call, np_call, ctx):
+    """NumPy's answer, or a ValueError from sparray where NumPy raises one."""
+    try:
+        expected = np_call()
+    except ValueError:
+        with pytest.raises(ValueError, match="negative"):
+            sp_call()
+        return
+    got = sp_call()
+    assert_matches_dense(got, expected)
+    if isinstance(got, sparray.SparseArray):
+        assert np.asarray(got.fill_value).dtype == got.dtype, ctx
+
+
+def test_pow_with_an_unseen_negative_integer_fill(backend):
+    """Regression (differential test): ``A ** B`` of int arrays raised "Integers to negative integer
+    powers are not allowed" whenever B's fill was negative, also when no element of the result is
+    unspecified (B specified everywhere), where NumPy gives an answer: the fill of a binary result
+    was computed before knowing whether any element shows it (sparse-sparse, compressed-compressed,
+    sparse-dense). It now raises only where an element of the result takes that fill, as NumPy does."""
+    A = sparray.COO(np.zeros((1, 0), int), np.zeros(0, int), shape=(1,))
+    B = sparray.COO([[0]], [0], shape=(1,), fill_value=-2)
+    assert_matches_dense(A**B, np.zeros(1, int) ** np.zeros(1, int))  # the reproducer: [1]
+    rng = np.random.default_rng(42)
+    for layout in LAYOUTS:
+        for shape, s, block in LAYOUT_SHAPES:
+            hybrid = s < len(shape)
+            for density in (0.0, 0.5, 1.0):  # B (the exponent, fill -2) specified nowhere, in part, everywhere
+                B, E = make_sparse(rng, layout, shape, s, block, density=density, fill=-2, dtype="int64",
+                                   dense_fill=hybrid and density == 0.5)
+                X, D = make_sparse(rng, layout, shape, s, block, density=0.5, fill=3, dtype="int64")
+                row = np.arange(shape[-1]) % 3  # varies along the last dim only
+                ctx = f"{layout} {shape} density {density}"
+                for sp_call, np_call in [
+                    (lambda: X**B, lambda: D**E),  # sparse-sparse (same layout: row by row for CSR/CSC)
+                    (lambda: sparray.pow(X.to_layout("coo"), B), lambda: D**E),  # COO with any layout
+                    (lambda: D**B, lambda: D**E),  # dense base: varies along the sparse dims
+                    (lambda: sparray.pow(row, B), lambda: row**E),
+                    (lambda: 2**B, lambda: 2**E),  # scalar base
+                    (lambda: B**X, lambda: E**D),  # the negative fill as the base: nothing raises
+                ]:
+                    _same_or_both_raise(sp_call, np_call, ctx)
