@@ -16,6 +16,9 @@ Semantics (API.md section 2, RFC points 8-9), for every function ``f`` in the ta
 - A fill that cannot be computed (an integer to a negative power: ``x ** B`` with B's fill -2)
   raises only when some element of the result is unspecified and would take it, as NumPy raises
   only for an element that does; a result specified everywhere carries a placeholder zero fill.
+- Result dtypes follow the data's namespace, except that a float16 result (NumPy's ``sin``,
+  ``exp``, ``atan2``, ... of bool, int8 or uint8 input) is computed in float32 instead: sparray
+  has no float16 (``_no_float16``; docs/testing.md has the reasons).
 - ``f(A, D)`` with a dense array: when ``D`` varies only along A's dense dims the result is
   sparse with A's positions and a dense-part fill. When ``D`` varies along sparse dims, the
   unspecified elements become ``f(fill, D)``: if that is one value, the result is sparse with
@@ -38,6 +41,7 @@ from . import _dispatch
 from ._base import SparseArray
 from ._coalesce import flat_values, unflat_values
 from ._conversion import match_layout
+from ._dtypes import dtype_name
 from ._fill import as_fill_array, same_value
 from ._keys import linear_keys, unravel
 from ._manipulation import align_splits, broadcast_shapes, broadcast_to, move_dense_to_sparse
@@ -86,11 +90,58 @@ __all__ = [*UNARY, *BINARY, "clip"]
 
 def _fn(xp, name):
     """The element-wise function ``name`` of namespace ``xp``: the standard-conforming version of
-    ``_special_values`` where NumPy's special cases differ from the standard's, else ``xp.<name>``."""
+    ``_special_values`` where NumPy's special cases differ from the standard's, else ``xp.<name>``;
+    computed in float32 where the namespace would give float16 (``_no_float16``)."""
     f = standard_function(xp, name) or getattr(xp, name, None)
     if f is None:
         raise NotImplementedError(f"sparray.{name}: the array namespace {xp.__name__} has no {name}")
-    return f
+    return _no_float16(xp, f)
+
+
+# the dtypes whose every value float16 holds exactly: NumPy's float functions of them give float16
+_HALF_EXACT = ("bool", "int8", "uint8")
+
+
+def _no_float16(xp, f):
+    """``f`` with its bool, int8 and uint8 array arguments cast to float32 where its result would
+    otherwise have a dtype sparray does not support (NumPy's float16: ``sin``, ``exp``, ``sqrt``,
+    ``atan2``, ``hypot``, ... of such inputs, ``round`` of bool).
+
+    float32 is the smallest floating dtype of the array API, and like NumPy's float16 it holds
+    every input value exactly: the rule is NumPy's own (the smallest float that holds the inputs)
+    within the dtypes sparray has, and PyTorch's answer for these inputs. The result dtype is
+    found on empty arrays of the arguments' dtypes first, so values are computed once; a namespace
+    that refuses the dtypes (array_api_strict's ``sin`` of bool) raises its own TypeError.
+
+    >>> import numpy as np
+    >>> import array_api_compat.numpy as xp
+    >>> _no_float16(xp, xp.sin)(np.asarray([True, False])).dtype
+    dtype('float32')
+    """
+
+    def call(*args):
+        small = [is_array(a) and _dtype_name_or_none(a.dtype) in _HALF_EXACT for a in args]
+        if not any(small):
+            return f(*args)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                probe = f(*(xp.empty((0,), dtype=a.dtype) if is_array(a) else a for a in args))
+        except Exception:  # noqa: BLE001  (the real call below raises the namespace's own error)
+            return f(*args)
+        if _dtype_name_or_none(probe.dtype) is not None:
+            return f(*args)
+        return f(*(xp.astype(a, xp.float32) if cast else a for a, cast in zip(args, small)))
+
+    return call
+
+
+def _dtype_name_or_none(dtype):
+    """The array API name of ``dtype``, or None for a dtype sparray does not support (float16)."""
+    try:
+        return dtype_name(dtype)
+    except TypeError:
+        return None
 
 
 def _apply_values(A, f):
