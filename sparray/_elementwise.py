@@ -13,6 +13,12 @@ Semantics (API.md section 2, RFC points 8-9), for every function ``f`` in the ta
   result equal to the output fill whatever the other side holds: then the intersection (or the
   other side's pattern). That is decided on the actual values, so ``0 * inf`` still gives nan.
 - ``f(A, s)`` with a Python scalar or a 0-d array: like a unary function.
+- A fill that cannot be computed (an integer to a negative power: ``x ** B`` with B's fill -2)
+  raises only when some element of the result is unspecified and would take it, as NumPy raises
+  only for an element that does; a result specified everywhere carries a placeholder zero fill.
+- Result dtypes follow the data's namespace, except that a float16 result (NumPy's ``sin``,
+  ``exp``, ``atan2``, ... of bool, int8 or uint8 input) is computed in float32 instead: sparray
+  has no float16 (``_no_float16``; docs/testing.md has the reasons).
 - ``f(A, D)`` with a dense array: when ``D`` varies only along A's dense dims the result is
   sparse with A's positions and a dense-part fill. When ``D`` varies along sparse dims, the
   unspecified elements become ``f(fill, D)``: if that is one value, the result is sparse with
@@ -35,6 +41,7 @@ from . import _dispatch
 from ._base import SparseArray
 from ._coalesce import flat_values, unflat_values
 from ._conversion import match_layout
+from ._dtypes import dtype_name
 from ._fill import as_fill_array, same_value
 from ._keys import linear_keys, unravel
 from ._manipulation import align_splits, broadcast_shapes, broadcast_to, move_dense_to_sparse
@@ -83,11 +90,58 @@ __all__ = [*UNARY, *BINARY, "clip"]
 
 def _fn(xp, name):
     """The element-wise function ``name`` of namespace ``xp``: the standard-conforming version of
-    ``_special_values`` where NumPy's special cases differ from the standard's, else ``xp.<name>``."""
+    ``_special_values`` where NumPy's special cases differ from the standard's, else ``xp.<name>``;
+    computed in float32 where the namespace would give float16 (``_no_float16``)."""
     f = standard_function(xp, name) or getattr(xp, name, None)
     if f is None:
         raise NotImplementedError(f"sparray.{name}: the array namespace {xp.__name__} has no {name}")
-    return f
+    return _no_float16(xp, f)
+
+
+# the dtypes whose every value float16 holds exactly: NumPy's float functions of them give float16
+_HALF_EXACT = ("bool", "int8", "uint8")
+
+
+def _no_float16(xp, f):
+    """``f`` with its bool, int8 and uint8 array arguments cast to float32 where its result would
+    otherwise have a dtype sparray does not support (NumPy's float16: ``sin``, ``exp``, ``sqrt``,
+    ``atan2``, ``hypot``, ... of such inputs, ``round`` of bool).
+
+    float32 is the smallest floating dtype of the array API, and like NumPy's float16 it holds
+    every input value exactly: the rule is NumPy's own (the smallest float that holds the inputs)
+    within the dtypes sparray has, and PyTorch's answer for these inputs. The result dtype is
+    found on empty arrays of the arguments' dtypes first, so values are computed once; a namespace
+    that refuses the dtypes (array_api_strict's ``sin`` of bool) raises its own TypeError.
+
+    >>> import numpy as np
+    >>> import array_api_compat.numpy as xp
+    >>> _no_float16(xp, xp.sin)(np.asarray([True, False])).dtype
+    dtype('float32')
+    """
+
+    def call(*args):
+        small = [is_array(a) and _dtype_name_or_none(a.dtype) in _HALF_EXACT for a in args]
+        if not any(small):
+            return f(*args)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                probe = f(*(xp.empty((0,), dtype=a.dtype) if is_array(a) else a for a in args))
+        except Exception:  # noqa: BLE001  (the real call below raises the namespace's own error)
+            return f(*args)
+        if _dtype_name_or_none(probe.dtype) is not None:
+            return f(*args)
+        return f(*(xp.astype(a, xp.float32) if cast else a for a, cast in zip(args, small)))
+
+    return call
+
+
+def _dtype_name_or_none(dtype):
+    """The array API name of ``dtype``, or None for a dtype sparray does not support (float16)."""
+    try:
+        return dtype_name(dtype)
+    except TypeError:
+        return None
 
 
 def _apply_values(A, f):
@@ -95,13 +149,25 @@ def _apply_values(A, f):
     xp = A._xp
     values = f(A._values)
     values = values if is_array(values) and values.ndim == A._values.ndim else xp.asarray(values)
-    try:
-        fill = f(A._fill)
-    except (ValueError, ArithmeticError):  # e.g. an integer to a negative power
-        if not _fill_unused(A):
-            raise
-        fill = xp.zeros((), dtype=values.dtype)  # no element takes the fill: NumPy raises nothing either
+    fill = _result_fill(xp, lambda: f(A._fill), values.dtype, A)
     return A._replace_values(values, as_fill_array(xp, fill, values.dtype))
+
+
+# what computing a fill may raise where an element would (an integer to a negative power)
+_FILL_ERRORS = (ValueError, ArithmeticError)
+
+
+def _result_fill(xp, compute, dtype, result):
+    """The fill ``compute()`` of a result with ``result``'s positions; when it cannot be computed and
+    no element of ``result`` is unspecified, a placeholder zero of ``dtype`` (NumPy raises only for
+    an element that takes the value: ``[0] ** B`` with every element of B specified is fine
+    whatever B's fill)."""
+    try:
+        return compute()
+    except _FILL_ERRORS:
+        if not _fill_unused(result):
+            raise
+        return xp.zeros((), dtype=dtype)
 
 
 def _fill_unused(A) -> bool:
@@ -192,7 +258,7 @@ def _sparse_dense(name, A, other, call, f, sparse_first):
         # D varies only along the dense part: same positions, dense-part fill
         Dd = xp.reshape(other, tuple(other.shape[max(s - lead, 0) :])) if other.ndim > A.dense_ndim else other
         values = call(A._values, Dd)
-        fill = as_fill_array(xp, call(A._fill, Dd), values.dtype)
+        fill = as_fill_array(xp, _result_fill(xp, lambda: call(A._fill, Dd), values.dtype, A), values.dtype)
         if fill.ndim:
             fill = xp.broadcast_to(fill, A.dense_shape)
         return A._replace_values(values, fill)
@@ -201,7 +267,8 @@ def _sparse_dense(name, A, other, call, f, sparse_first):
     D_rows = xp.reshape(D, (npos, *dense_shape))
     keys = linear_keys(xp, A._indices, A.sparse_shape)
     values = call(A._values, xp.take(D_rows, keys, axis=0))
-    fill_field = call(xp.broadcast_to(A._fill, D_rows.shape[1:]) if A._fill.ndim else A._fill, D_rows)
+    fill_of = A._fill if not A._fill.ndim else xp.broadcast_to(A._fill, D_rows.shape[1:])
+    fill_field = _result_fill(xp, lambda: call(fill_of, D_rows), values.dtype, A)
     fill_field = xp.broadcast_to(fill_field, D_rows.shape)
     first = fill_field[0, ...] if npos else None
     if npos and bool(xp.all(same_value(xp, fill_field, xp.broadcast_to(first, fill_field.shape), signed_zeros=False))):
@@ -258,6 +325,11 @@ class _Plan:
     ``pattern``: union, intersection, left or right; ``out_fill``;
     ``va``/``vb``: both sides' values as (nse, m) and ``fa``/``fb`` their fills as (m,), cast to
     one dtype when ``fused`` (a kernel of ``sparray.kernels.cpu.binary`` computes the op).
+
+    A fill that cannot be computed (``int ** negative fill``) is kept as ``fill_error`` with a
+    placeholder ``out_fill`` and the union pattern: the merge computes every element the result
+    specifies, and :meth:`finish` raises the error only when the result has an unspecified
+    element, which would take that fill (NumPy raises then too).
     """
 
     def __init__(self, name, annihilating, A, B, dense_shape):
@@ -266,10 +338,13 @@ class _Plan:
         m = math.prod(dense_shape)
         fa = xp.reshape(xp.broadcast_to(A._fill, dense_shape), (1, m))
         fb = xp.reshape(xp.broadcast_to(B._fill, dense_shape), (1, m))
-        self.out_fill = as_fill_array(xp, f(A._fill, B._fill), None)
+        try:
+            self.out_fill, self.fill_error = as_fill_array(xp, f(A._fill, B._fill), None), None
+        except _FILL_ERRORS as exc:
+            self.out_fill, self.fill_error = xp.zeros((), dtype=xp.result_type(A.dtype, B.dtype)), exc
         va, vb = flat_values(xp, A._values), flat_values(xp, B._values)
         self.pattern = "union"
-        if annihilating:  # positions only one side holds may all give the output fill: drop them
+        if annihilating and self.fill_error is None:  # positions one side holds may all give the fill: drop them
             out_row = xp.reshape(xp.broadcast_to(self.out_fill, dense_shape), (1, m))
             drop_b = _one_side_droppable(xp, f, vb, fa, out_row, other_first=True)
             drop_a = _one_side_droppable(xp, f, va, fb, out_row, other_first=False)
@@ -283,6 +358,12 @@ class _Plan:
             va, vb = xp.astype(va, out_dtype), xp.astype(vb, out_dtype)
             fa, fb = xp.astype(fa, out_dtype), xp.astype(fb, out_dtype)
         self.va, self.vb, self.fa, self.fb = va, vb, fa, fb
+
+    def finish(self, result):
+        """``result`` (the merged array), or the fill's error when one of its elements is unspecified."""
+        if self.fill_error is not None and not _fill_unused(result):
+            raise self.fill_error
+        return result
 
 
 def _sparse_sparse(name, annihilating, A, B):
@@ -303,7 +384,7 @@ def _sparse_sparse(name, annihilating, A, B):
         indices, flat = _merge_apply_general(xp, *args)
     values = unflat_values(xp, flat, dense_shape)
     out_fill = as_fill_array(xp, plan.out_fill, values.dtype)
-    return COO._from_parts(xp, indices, values, shape, out_fill, coalesced=True)
+    return plan.finish(COO._from_parts(xp, indices, values, shape, out_fill, coalesced=True))
 
 
 def _compressed_compressed(name, annihilating, A, B):
@@ -322,7 +403,7 @@ def _compressed_compressed(name, annihilating, A, B):
         ptr, minor, flat = _merge_apply_rows_general(xp, *args)
     values = unflat_values(xp, flat, dense_shape)
     out_fill = as_fill_array(xp, plan.out_fill, values.dtype)
-    return type(A)._from_parts(xp, ptr, minor, values, A.shape, out_fill)
+    return plan.finish(type(A)._from_parts(xp, ptr, minor, values, A.shape, out_fill))
 
 
 # ops with a fused merge-and-apply kernel (sparray.kernels.cpu.binary) for these result dtypes

@@ -17,9 +17,10 @@ How (on the COO form, one vectorised pass over the entries per indexed dim):
   entry, so repeated indices repeat entries. The ``B`` dims replace the indexed dims in place
   when the advanced indices are adjacent, else they come first (NumPy's rule);
 - items on dense dims index the values (and a dense-part fill) directly, adjacent advanced
-  indices among them included; an advanced block that also touches a sparse dim turns the dense
-  dims up to its last one into sparse dims first (the fill must not vary along them, else a
-  ValueError says so).
+  indices among them included (the basic items as one basic key, the advanced block by one
+  ``xp.take`` over its dims merged: the standard takes no index array beside a slice); an
+  advanced block that also touches a sparse dim turns the dense dims up to its last one into
+  sparse dims first (the fill must not vary along them, else a ValueError says so).
 
 A key on the compressed dim alone of an unbatched compressed array (rows of a CSR: ``A[i:j]``,
 ``A[::2]``, ``A[[5, 1, 5]]``, ``A[i]``) is cut straight from the components instead: O(rows +
@@ -441,14 +442,46 @@ def _in_bounds(k, n):
 
 
 def _index_dense(xp, values, fill, dense_key):
-    """Basic indexing of the values' dense axes (after the entry axis) and of a dense-part fill."""
+    """The dense-dim items applied to the values' dense axes (after the entry axis) and to a
+    dense-part fill: the basic items (slices, ints, None) as one basic key, then an advanced block
+    (its index arrays are adjacent here, or the block would have made its dims sparse) through
+    :func:`take_block`. Pure array API: the standard's indexing takes no index array beside a
+    slice, and array_api_strict refuses one."""
     if not dense_key or all(isinstance(k, slice) and k == slice(None) for k in dense_key):
         return values, fill
-    key = tuple(k.array if isinstance(k, _Adv) else k for k in dense_key)
-    values = values[(slice(None), *key)]
-    if fill.ndim:
-        fill = fill[key]
+    adv = [j for j, k in enumerate(dense_key) if isinstance(k, _Adv)]
+    basic = tuple(slice(None) if isinstance(k, _Adv) else k for k in dense_key)
+    if any(not (isinstance(k, slice) and k == slice(None)) for k in basic):
+        values = values[(slice(None), *basic)]
+        fill = fill[basic] if fill.ndim else fill
+    if adv:  # no ints before the block (with an index array they are advanced too): it sits at adv[0]
+        arrays = [dense_key[j].array for j in adv]
+        values = take_block(xp, values, arrays, 1 + adv[0])
+        fill = take_block(xp, fill, arrays, adv[0]) if fill.ndim else fill
     return values, fill
+
+
+def take_block(xp, x, arrays, axis):
+    """``x`` with its dims ``axis, ..., axis + len(arrays) - 1`` indexed by the integer ``arrays``
+    (any shapes that broadcast together, negative entries counting from the end, in range):
+    those dims give way to the broadcast shape, as NumPy's ``x[:, ..., *arrays]`` does. One
+    ``xp.take`` along the block's dims merged into one (linear positions), so it is pure array API.
+
+    >>> import array_api_compat.numpy as xp
+    >>> take_block(xp, xp.reshape(xp.arange(6), (2, 3)), [xp.asarray([[-1], [0]])], 1).tolist()
+    [[[2], [0]], [[5], [3]]]
+    """
+    k = len(arrays)
+    sizes = tuple(x.shape[axis : axis + k])
+    bshape = _broadcast_shape([tuple(a.shape) for a in arrays])
+    nb = math.prod(bshape)
+    linear = xp.zeros((nb,), dtype=xp.int64)
+    for a, n in zip(arrays, sizes):
+        i = xp.reshape(xp.broadcast_to(xp.astype(a, xp.int64), bshape), (nb,))
+        linear = linear * n + xp.where(i < 0, i + n, i)
+    before, after = tuple(x.shape[:axis]), tuple(x.shape[axis + k :])
+    merged = xp.reshape(x, (*before, math.prod(sizes), *after))
+    return xp.reshape(xp.take(merged, linear, axis=axis), (*before, *bshape, *after))
 
 
 def _broadcast_shape(shapes):

@@ -22,6 +22,8 @@ O(nse log nse)) and hands each group out as one array, instead of ``x.shape[a]``
 
 from __future__ import annotations
 
+import math
+
 from ._base import SparseArray
 from ._dtypes import dtype_name
 from ._manipulation import _as_coo, _as_scalar_fill, _back, _coo_class, _fill_uniform_over, reshape
@@ -81,25 +83,26 @@ def take(x, indices, /, *, axis=None):
         x = x if x.ndim == 1 else reshape(x, (-1,))
         axis = 0
     (axis,) = normalize_axes(axis, x.ndim, "take", allow_none=False)
-    if axis >= x.ndim - x.dense_ndim and idx.ndim == 1:  # a dense dim: gather the value axis
+    if axis >= x.ndim - x.dense_ndim:  # a dense dim: gather the value axis
         return _back(_take_dense_dim(_as_coo(x), idx, axis), x)
     return _indexed(x, (slice(None),) * axis + (idx,), "take")
 
 
 def _take_dense_dim(A, idx, axis):
-    """``take`` along a dense dim of COO ``A``: ``xp.take`` of the value axis (and of a dense-part fill)."""
+    """``take`` along a dense dim of COO ``A`` with indices of any shape: ``take_block`` of the
+    value axis (and of a dense-part fill); the dim gives way to ``idx``'s dims."""
+    from ._indexing import take_block
+
     xp = A._xp
     n = A.shape[axis]
-    if idx.shape[0]:
+    if math.prod(idx.shape):
         lo, hi = int(xp.min(idx)), int(xp.max(idx))
         if lo < -n or hi >= n:
             raise IndexError(f"take: index {lo if lo < -n else hi} is out of bounds for axis {axis} with size {n}")
-    idx = xp.astype(idx, xp.int64)
-    idx = xp.where(idx < 0, idx + n, idx)
     j = axis - A.sparse_ndim
-    values = xp.take(A._values, idx, axis=1 + j)
-    fill = xp.take(A._fill, idx, axis=j) if A._fill.ndim else A._fill
-    shape = A.shape[:axis] + (idx.shape[0],) + A.shape[axis + 1 :]
+    values = take_block(xp, A._values, [idx], 1 + j)
+    fill = take_block(xp, A._fill, [idx], j) if A._fill.ndim else A._fill
+    shape = A.shape[:axis] + tuple(idx.shape) + A.shape[axis + 1 :]
     return _coo_class()._from_parts(xp, A._indices, values, shape, fill, coalesced=A._coalesced)
 
 

@@ -7,7 +7,7 @@ import array_api_compat.numpy as npx
 import numpy as np
 import pytest
 from hypothesis import given
-from sparray_testing import FILLS, SHAPES, assert_matches_dense, coo_cases, make_coo
+from sparray_testing import FILLS, LAYOUT_SHAPES, LAYOUTS, SHAPES, assert_matches_dense, coo_cases, make_coo, make_sparse
 
 import sparray
 from sparray._elementwise import BINARY, UNARY
@@ -301,3 +301,115 @@ def test_integer_ops_stay_integer_in_the_fused_kernels(layout, name, backend):
         got = getattr(sparray, name)(A, B).to_dense()
         assert got.dtype == a.dtype
         np.testing.assert_array_equal(got, f(a, b))
+
+
+def _same_or_both_raise(sp_call, np_call, ctx):
+    """NumPy's answer, or a ValueError from sparray where NumPy raises one."""
+    try:
+        expected = np_call()
+    except ValueError:
+        with pytest.raises(ValueError, match="negative"):
+            sp_call()
+        return
+    got = sp_call()
+    assert_matches_dense(got, expected)
+    if isinstance(got, sparray.SparseArray):
+        assert np.asarray(got.fill_value).dtype == got.dtype, ctx
+
+
+def test_pow_with_an_unseen_negative_integer_fill(backend):
+    """Regression (differential test): ``A ** B`` of int arrays raised "Integers to negative integer
+    powers are not allowed" whenever B's fill was negative, also when no element of the result is
+    unspecified (B specified everywhere), where NumPy gives an answer: the fill of a binary result
+    was computed before knowing whether any element shows it (sparse-sparse, compressed-compressed,
+    sparse-dense). It now raises only where an element of the result takes that fill, as NumPy does."""
+    A = sparray.COO(np.zeros((1, 0), int), np.zeros(0, int), shape=(1,))
+    B = sparray.COO([[0]], [0], shape=(1,), fill_value=-2)
+    assert_matches_dense(A**B, np.zeros(1, int) ** np.zeros(1, int))  # the reproducer: [1]
+    rng = np.random.default_rng(42)
+    for layout in LAYOUTS:
+        for shape, s, block in LAYOUT_SHAPES:
+            hybrid = s < len(shape)
+            for density in (0.0, 0.5, 1.0):  # B (the exponent, fill -2) specified nowhere, in part, everywhere
+                B, E = make_sparse(rng, layout, shape, s, block, density=density, fill=-2, dtype="int64",
+                                   dense_fill=hybrid and density == 0.5)
+                X, D = make_sparse(rng, layout, shape, s, block, density=0.5, fill=3, dtype="int64")
+                row = np.arange(shape[-1]) % 3  # varies along the last dim only
+                ctx = f"{layout} {shape} density {density}"
+                for sp_call, np_call in [
+                    (lambda: X**B, lambda: D**E),  # sparse-sparse (same layout: row by row for CSR/CSC)
+                    (lambda: sparray.pow(X.to_layout("coo"), B), lambda: D**E),  # COO with any layout
+                    (lambda: D**B, lambda: D**E),  # dense base: varies along the sparse dims
+                    (lambda: sparray.pow(row, B), lambda: row**E),
+                    (lambda: 2**B, lambda: 2**E),  # scalar base
+                    (lambda: B**X, lambda: E**D),  # the negative fill as the base: nothing raises
+                ]:
+                    _same_or_both_raise(sp_call, np_call, ctx)
+
+
+def _numpy_dtype(name, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return np_func(name)(*args).dtype
+        except TypeError:  # no loop for bool (negative, sign, ...)
+            return None
+
+
+def _half_functions(dtype):
+    """The unary and binary functions whose NumPy result is float16 for input of ``dtype``."""
+    x = np.ones(1, dtype)
+    return ([n for n in UNARY if _numpy_dtype(n, x) == np.float16],
+            [n for n in BINARY if _numpy_dtype(n, x, x) == np.float16])  # fmt: skip
+
+
+def _in_float32(name, *args):
+    """The reference of sparray's rule: NumPy's function on the arrays cast to float32."""
+    return np_func(name)(*(a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in args))
+
+
+def _float32_result(got, expected):
+    assert got.dtype == np.float32 and np.asarray(expected).dtype == np.float32
+    assert_matches_dense(got, expected, rtol=1e-6, atol=1e-7)
+    if isinstance(got, sparray.SparseArray):
+        assert np.asarray(got.fill_value).dtype == np.float32
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8"])
+def test_float_functions_of_bool_and_8_bit_input_compute_in_float32(dtype):
+    """Regression (differential test): ``atan2(bool CSR, dense bool)`` raised TypeError ("float16 is
+    not supported") while ``atan2`` of two sparse bools and ``sin`` of a sparse bool gave float16
+    arrays (a dtype sparray has nowhere else). Every function whose NumPy result is float16 (``sin``,
+    ``exp``, ``sqrt``, ``atan2``, ``hypot``, ...; ``round`` of bool) now computes in float32 on every
+    path: unary, sparse-sparse (same compressed layout and through COO), sparse-dense (D along the
+    sparse dims, D along the dense dims only), sparse-scalar either side, and dense operands alone."""
+    half_unary, half_binary = _half_functions(dtype)
+    assert {"sin", "exp", "sqrt", "log"} <= set(half_unary) and {"atan2", "hypot"} <= set(half_binary)
+    rng = np.random.default_rng(16)
+    fills = [True, False] if dtype == "bool" else [0, 3]
+    scalar = True if dtype == "bool" else 2
+    cases = [make_sparse(rng, layout, (4, 6), 2, (2, 3), density=0.4, fill=fill, dtype=dtype)
+             for layout, fill in zip(LAYOUTS, fills * 3)]  # fmt: skip
+    cases.append(make_coo(rng, (4, 3), 1, density=0.5, fill=fills[0], dtype=dtype, dense_fill=True))  # hybrid
+    for A, D in cases:
+        for name in half_unary:
+            _float32_result(getattr(sparray, name)(A), _in_float32(name, D))
+        B, E = make_sparse(rng, A.layout, A.shape, A.ndim - A.dense_ndim, getattr(A, "blocksize", None),
+                           density=0.5, fill=fills[1], dtype=dtype)  # fmt: skip
+        row = E[0]  # varies along the last dim only (the dense dim of the hybrid case)
+        for name in half_binary:
+            f = getattr(sparray, name)
+            for got, want in [(f(A, B), _in_float32(name, D, E)), (f(A, B.to_layout("coo")), _in_float32(name, D, E)),
+                              (f(A, E), _in_float32(name, D, E)), (f(E, A), _in_float32(name, E, D)),
+                              (f(A, row), _in_float32(name, D, row)), (f(A, scalar), _in_float32(name, D, scalar)),
+                              (f(scalar, A), _in_float32(name, scalar, D)), (f(D, E), _in_float32(name, D, E))]:  # fmt: skip
+                _float32_result(got, want)
+    A = sparray.asarray(np.array([[True, False]]), layout="csr")  # the reproducer
+    _float32_result(sparray.atan2(A, np.zeros((1, 2), bool)), np.arctan2(np.float32([[1, 0]]), np.float32(0)))
+    # other input dtypes keep NumPy's result dtype; a float16 the caller made stays theirs
+    assert sparray.sin(sparray.asarray(np.ones(2, np.int16))).dtype == np.float32
+    assert sparray.exp(sparray.asarray(np.ones(2, np.int64))).dtype == np.float64
+    assert sparray.logical_and(A, A).dtype == bool and sparray.sin(np.ones(2, np.float16)).dtype == np.float16
+    xps = pytest.importorskip("array_api_strict")
+    with pytest.raises(TypeError, match="floating-point"):  # array_api_strict's own rule
+        sparray.sin(sparray.asarray(xps.asarray([True, False])))

@@ -141,6 +141,29 @@ def test_array_api_strict_components():
                 assert_matches_dense(P, E)
 
 
+@pytest.mark.parametrize("namespace", ["numpy", "array_api_strict"])
+def test_take_nd_indices_on_a_dense_dim(namespace):
+    """Regression (differential test): ``take`` with n-d indices on a dense dim went through
+    ``A[:, idx]``, whose index array beside a slice array_api_strict refuses; the dense dim is now
+    gathered by one ``xp.take`` whatever the indices' shape (their dims replace the dim, as in
+    NumPy), the dense-part fill with it. int32/int64, negative, 0-d, 2-d and empty indices."""
+    xp = pytest.importorskip(namespace)
+    rng = np.random.default_rng(29)
+    for shape, s, layout in [((3, 4, 5), 1, "coo"), ((2, 3, 4), 2, "csr")]:
+        A, D = make_coo(rng, shape, s, density=0.5, fill=1.5, dense_fill=True, xp=xp)
+        A = A if layout == "coo" else A.to_layout(layout)
+        for axis in range(s, len(shape)):
+            n = shape[axis]
+            for dtype in (np.int32, np.int64):
+                for idx in (np.asarray([[-1, 0], [n - 1, -n]]), np.asarray(-1), np.zeros((2, 0)), np.asarray([[[1]]])):
+                    idx = idx.astype(dtype)
+                    R = sparray.take(A, xp.asarray(idx), axis=axis)
+                    assert R.layout in (layout, "coo")
+                    assert_matches_dense(R, np.take(D, idx, axis=axis))
+            with pytest.raises(IndexError, match=f"take: index {n} is out of bounds for axis {axis}"):
+                sparray.take(A, xp.asarray([[0], [n]]), axis=axis)
+
+
 def test_docstring_examples():
     import doctest
 
