@@ -24,7 +24,6 @@ class SparseArray:
     """Abstract base of ``COO`` and the compressed layouts. Not instantiated directly."""
 
     layout: str = ""
-    __array_ufunc__ = None  # NumPy defers to our reflected operators instead of broadcasting objects
     __hash__ = None  # element-wise __eq__ makes arrays unhashable, as in NumPy
 
     # --- metadata (derived) -------------------------------------------------------------
@@ -219,23 +218,36 @@ class SparseArray:
     def _repr_extra(self) -> str:
         return ""
 
-    # --- pickle, copy.copy, copy.deepcopy ----------------------------------------------------
-    def __getstate__(self) -> dict:
-        """Everything but the namespace module (not picklable): components, shape, fill, flags.
+    # --- NumPy's protocols, pickle and Dask (sparray/_numpy_protocols.py, sparray/_pickle.py) ---------
+    __array_priority__ = 10.0  # above NumPy's: Dask dispatches mixed sparse/dense chunks to sparray
 
-        The namespace comes back from the values' own type in ``__setstate__`` (NumPy, CuPy,
-        array_api_strict, ...), so layout, shape, dtype, fill (0-d or dense-part), index dtype,
-        the coalesced flag and the device all survive ``pickle`` and ``copy.deepcopy``.
-        """
-        state = dict(self.__dict__)
-        state.pop("_xp", None)
-        return state
+    def __array_function__(self, func, types, args, kwargs):
+        """NumPy functions with a sparray counterpart (``np.sum``, ``np.concatenate``, ...), else NotImplemented."""
+        from ._numpy_protocols import array_function
 
-    def __setstate__(self, state: dict) -> None:
-        from ._namespace import namespace_of
+        return array_function(self, func, types, args, kwargs)
 
-        self.__dict__.update(state)
-        self._xp = namespace_of(self._values)
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """NumPy ufuncs with a sparray counterpart (``np.add``, ``np.exp``, ``np_array + A``), else NotImplemented."""
+        from ._numpy_protocols import array_ufunc
+
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __reduce_ex__(self, protocol):
+        """pickle, copy, deepcopy: layout, components (protocol 5: out of band), shape, fill, flags."""
+        from ._pickle import reduce_array
+
+        return reduce_array(self, protocol)
+
+    def __sizeof__(self) -> int:
+        """``sys.getsizeof`` (and so Dask's memory accounting): the object plus its components' bytes."""
+        return object.__sizeof__(self) + self.nbytes
+
+    def __dask_tokenize__(self):
+        """Dask's deterministic token: layout, shape, fill and the components' contents."""
+        from .interop._dask_hooks import token
+
+        return token(self)
 
     def _repr_html_(self) -> str:
         """Jupyter's view: a table (layout, shape, dtype, device, nse, density, fill, index dtype,
@@ -341,7 +353,6 @@ for _d, _f in _UNARY_DUNDERS.items():
     _fwd.__name__ = _fwd.__qualname__ = f"__{_d}__"
     setattr(SparseArray, f"__{_d}__", _fwd)
 
-
 def _make_inplace(stem):
     def op(self, other, /):
         from ._inplace import inplace
@@ -356,3 +367,8 @@ def _make_inplace(stem):
 for _d in _BINARY_DUNDERS:
     setattr(SparseArray, f"__i{_d}__", _make_inplace(_d))
 
+# ---- NumPy-named methods (A.sum(axis=0), A.reshape(2, 3), ...): each calls the NumPy function ----------
+from ._numpy_protocols import METHODS as _METHODS, numpy_method as _numpy_method  # noqa: E402
+
+for _m in _METHODS:
+    setattr(SparseArray, _m, _numpy_method(_m))

@@ -19,6 +19,9 @@ GLOBAL offsets (row ``g = b * nmajor + r`` holds entries ``offsets[g]:offsets[g 
   ``sparray/kernels/cpu/occupancy.py``).
 - ``take_major(offsets, minor, values, rows)``: the rows ``rows`` (int64, in range, any order,
   repeats allowed) as ``(int64 offsets, minor, values)`` (numba: ``sparray/kernels/cpu/take.py``).
+- ``slice_minor(offsets, minor, values, start, stop)``: in every row the entries with a minor
+  index in ``[start, stop)``, the indices shifted by ``-start``, as ``(offsets of the input
+  offsets' dtype, minor, values)`` (numba: ``sparray/kernels/cpu/take.py``).
 
 No scatter exists in the array API, so the writes are expressed as sorted gathers
 (``searchsorted`` on the destination keys).
@@ -31,7 +34,7 @@ from ._fill import same_value
 
 __all__ = [
     "compress_offsets", "expand_offsets", "transpose_compressed", "dense_to_compressed",
-    "compressed_to_dense", "scatter_blocks", "unused_minor", "take_major",
+    "compressed_to_dense", "scatter_blocks", "unused_minor", "take_major", "slice_minor",
 ]  # fmt: skip
 
 
@@ -131,3 +134,15 @@ def take_major(xp, offsets, minor, values, rows):
     owner = expand_offsets(xp, out, xp.int64)
     src = xp.arange(total, dtype=xp.int64) + xp.take(starts - out[:-1], owner)
     return out, xp.take(minor, src), xp.take(values, src, axis=0)
+
+
+@register("slice_minor", "csr", "generic")
+def slice_minor(xp, offsets, minor, values, start, stop):
+    """Every row's entries with a minor index in ``[start, stop)``, shifted by ``-start``: one mask
+    over the entries, its running count read at the row pointers."""
+    keep = (minor >= start) & (minor < stop)
+    before = xp.concat([xp.zeros((1,), dtype=xp.int64), xp.cumulative_sum(xp.astype(keep, xp.int64))])
+    out_offsets = xp.astype(xp.take(before, xp.astype(offsets, xp.int64)), offsets.dtype)
+    picked = xp.nonzero(keep)[0]
+    out_minor = xp.take(minor, picked) - xp.asarray(start, dtype=minor.dtype)
+    return out_offsets, out_minor, xp.take(values, picked, axis=0)

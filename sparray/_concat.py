@@ -5,7 +5,8 @@ by the sizes of the arrays before it, and indices and values are concatenated. T
 one fill, the first array's: an array with another fill (nan counts as equal to nan) has its
 elements that differ from it specified first, through its dense form, so any arrays join
 exactly, as in NumPy; arrays that share a fill never densify. Values are promoted to the
-common dtype. Dense operands are taken as sparse
+common dtype. Unbatched compressed arrays of one layout and fill joined along their compressed
+axis (row blocks of a CSR) skip the COO form: their pointers are shifted and stacked. Dense operands are taken as sparse
 arrays with the common fill. The result has the sparse inputs' layout when they all share one
 (and its shape allows it), else COO.
 
@@ -94,8 +95,42 @@ def concat(arrays, /, *, axis=0):
     (axis,) = normalize_axes(axis, n, "concat", allow_none=False)
     if any(s[:axis] + s[axis + 1 :] != shapes[0][:axis] + shapes[0][axis + 1 :] for s in shapes):
         raise ValueError(f"concat: shapes must agree except along axis {axis}; got shapes {shapes}")
+    joined = _join_compressed(arrays, axis)
+    if joined is not None:
+        return joined
     coos = _common_split([a if a.layout == "coo" else a.to_layout("coo") for a in arrays], axis)
     return match_common_layout(_join(_share_fill(coos), axis), like)
+
+
+def _join_compressed(arrays, axis):
+    """Unbatched CSR/BSR (CSC/BSC) arrays of one layout, blocksize, dense shape and fill joined
+    along their compressed axis (row blocks of a CSR stacked): the pointers of each array shifted
+    by the entries before it, indices and values concatenated, O(nse) with no conversion. None
+    when the arrays do not qualify."""
+    first = arrays[0]
+    if first.layout == "coo" or axis != first._major:
+        return None
+    xp = first._xp
+    for a in arrays:
+        if (a.layout != first.layout or a.batch_ndim or a._block != first._block or a.dense_shape != first.dense_shape
+                or a._fill.shape != first._fill.shape or not bool(xp.all(same_value(xp, a._fill, first._fill)))):
+            return None
+    nse = sum(a.nse for a in arrays)
+    shape = list(first.shape)
+    shape[axis] = sum(a.shape[axis] for a in arrays)
+    idt = first._cidx.dtype
+    if any(a._cidx.dtype != idt for a in arrays) or max(nse, *shape[:2]) >= 2**31:
+        idt = xp.int64
+    for a in arrays:
+        a._check_contents()
+    pointers, offset = [xp.zeros((1,), dtype=idt)], 0
+    for a in arrays:
+        pointers.append(xp.astype(a._cidx[1:], idt) + xp.asarray(offset, dtype=idt))
+        offset += a.nse
+    cidx = xp.concat(pointers)
+    pidx = xp.concat([xp.astype(a._pidx, idt, copy=False) for a in arrays])
+    values = xp.concat([a._values for a in arrays], axis=0)
+    return type(first)._from_parts(xp, cidx, pidx, values, tuple(shape), first._fill)
 
 
 def _common_split(coos, axis):

@@ -24,7 +24,9 @@ How (on the COO form, one vectorised pass over the entries per indexed dim):
 
 A key on the compressed dim alone of an unbatched compressed array (rows of a CSR: ``A[i:j]``,
 ``A[::2]``, ``A[[5, 1, 5]]``, ``A[i]``) is cut straight from the components instead: O(rows +
-their entries), views for a step-1 range. Uncoalesced arrays keep their duplicates (they still
+their entries), views for a step-1 range; so is a step-1 range on both sparse dims (``A[i:j,
+k:l]``, the blocks of a Dask rechunk): the row range as views, then in each row the column range
+by binary search (block-aligned ranges for BSR/BSC). Uncoalesced arrays keep their duplicates (they still
 sum to the indexed element). Out-of-range indices raise IndexError naming the index, the dim
 and its size, as NumPy does.
 
@@ -147,6 +149,8 @@ def getitem(x, key):
     xp = x._xp
     items, split = _parse(xp, key, x.ndim)
     direct = _major_pick(x, items)
+    if direct is None:
+        direct = _range_pick(x, items)
     if direct is not None:
         return direct
     if any(isinstance(it, _Adv) for it in items):  # NumPy: ints are advanced indices then
@@ -171,8 +175,8 @@ def _major_pick(x, items):
     if x.layout == "coo" or x.batch_ndim or None in items:
         return None
     major = x._major
-    if any(not (isinstance(it, slice) and it == slice(None)) for d, it in enumerate(items) if d != major):
-        return None
+    if any(not (isinstance(it, slice) and it.indices(x.shape[d]) == (0, x.shape[d], 1)) for d, it in enumerate(items) if d != major):
+        return None  # another dim is indexed too (a full range, slice(0, n), counts as untouched)
     k = items[major]
     n = x.shape[major]
     if isinstance(k, slice):
@@ -217,6 +221,38 @@ def _major_row(x, i):
     shape = (x.shape[1 - x._major], *x.shape[2:])
     return COO._from_parts(xp, xp.reshape(x._pidx[lo:hi], (1, hi - lo)), x._values[lo:hi], shape, x._fill,
                            coalesced=None)
+
+
+def _range_pick(x, items):
+    """``x[i:j, k:l]`` (step 1 on both sparse dims, the dense dims whole) of an unbatched compressed
+    array, cut from the components: the major range as views (``_major_slice``), then in every row
+    the minor range by two binary searches (registry op ``slice_minor``), O(rows * log + kept
+    entries). Blocked layouts need block-aligned ranges. None for any other key."""
+    if x.layout == "coo" or x.batch_ndim or None in items or len(items) != x.ndim:
+        return None
+    spans = []
+    for d, it in enumerate(items):
+        if not isinstance(it, slice):
+            return None
+        start, stop, step = it.indices(x.shape[d])
+        if step != 1 or (d >= 2 and (start, stop) != (0, x.shape[d])):
+            return None
+        spans.append((start, max(stop, start)))
+    major, minor = x._major, 1 - x._major
+    bmajor, bminor = x._block[major], x._block[minor]
+    (m0, m1), (n0, n1) = spans[major], spans[minor]
+    if m0 % bmajor or m1 % bmajor or n0 % bminor or n1 % bminor:
+        return None
+    part = x if (m0, m1) == (0, x.shape[major]) else _major_slice(x, m0, m1)
+    if (n0, n1) == (0, x.shape[minor]):
+        return part
+    part._check_contents()
+    xp = part._xp
+    offsets, pidx, values = _dispatch.call("slice_minor", "csr", xp, part._cidx, part._pidx, part._values,
+                                           n0 // bminor, n1 // bminor, work=part._cidx.shape[0] + part.nse // 8)
+    shape = list(part.shape)
+    shape[minor] = n1 - n0
+    return type(x)._from_parts(xp, offsets, pidx, values, tuple(shape), x._fill)
 
 
 def _major_take(x, rows):

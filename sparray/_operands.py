@@ -13,6 +13,11 @@ def is_scalar(x) -> bool:
 
 
 def is_operand(x) -> bool:
+    """What a SparseArray operator computes with; anything else gets NotImplemented, and so does a
+    Dask collection (``A + X`` with a Dask array ``X`` is ``X.__radd__(A)``: Dask holds sparray
+    arrays as chunks and answers itself)."""
     from ._base import SparseArray
 
+    if hasattr(type(x), "__dask_graph__"):
+        return False
     return isinstance(x, SparseArray) or is_scalar(x) or is_array(x)

@@ -206,6 +206,10 @@ def sparse_times_dense(A, X):
         # A finite product has read only finite rows of X (inf or nan times anything stored is
         # not finite, and stays so through the sum): only X's unread rows need a check then.
         Y, finite = op.apply(X, report_finite=True)
+        # when most rows of X are unread (a row block of a wide matrix, a Dask chunk), one
+        # contiguous pass over X costs less than gathering them; it decides when X is finite
+        if finite and unread.shape[0] * 4 > X.shape[0] and all_finite(xp, X):
+            return Y
         if finite and all_finite(xp, xp.take(X, unread, axis=0)):
             return Y
     if all_finite(xp, X):

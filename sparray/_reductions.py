@@ -195,7 +195,10 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
     vals = xp.reshape(xp.permute_dims(values, tuple(perm_v)), (A.nse, m, rd))
     fills = xp.reshape(xp.permute_dims(fill, tuple(perm_f)) if perm_f else fill, (1, m, rd))
 
-    if kind == "sum" and zero_fill and rd == 1 and groups.keys is not None and groups.kept and groups.nkeys <= 4 * A.nse + 65536:
+    dense_anyway = groups.by_plain  # the grouped route of a CSR's column sums scatters into nkeys rows too
+    if kind == "sum" and zero_fill and rd == 1 and groups.keys is not None and groups.kept and (
+        groups.nkeys <= 4 * A.nse + 65536 or dense_anyway
+    ):
         # zero fill: no counts needed; one dense scatter-add, then keep the non-zero sums
         # keys from the first sparse dim are sorted in any row-major COO (the kernel checks,
         # and an unsorted input costs it a few steps): a streaming pass, no private accumulators

@@ -33,6 +33,7 @@ KERNELS = [
     ("all_finite",         "dense", "numba", "sparray.kernels.cpu.finite:all_finite"),
     ("unused_minor",         "csr", "numba", "sparray.kernels.cpu.occupancy:unused_minor"),
     ("take_major",           "csr", "numba", "sparray.kernels.cpu.take:take_major"),
+    ("slice_minor",          "csr", "numba", "sparray.kernels.cpu.take:slice_minor"),
     # CUDA kernels for CuPy data (kernels/cuda: one .cu file + launcher per numba module)
     ("coalesce",         "coo", "cupy", "sparray.kernels.cuda.coalesce:coalesce"),
     ("merge_pattern",    "coo", "cupy", "sparray.kernels.cuda.merge:merge_pattern"),
@@ -45,6 +46,7 @@ KERNELS = [
     ("to_dense",         "coo", "cupy", "sparray.kernels.cuda.dense:to_dense"),
     ("compressed_valid", "csr", "cupy", "sparray.kernels.cuda.validate:compressed_valid"),
     ("take_major",       "csr", "cupy", "sparray.kernels.cuda.take:take_major"),
+    ("slice_minor",      "csr", "cupy", "sparray.kernels.cuda.take:slice_minor"),
     ("compress_offsets",     "csr", "cupy", "sparray.kernels.cuda.compress:compress_offsets"),
     ("expand_offsets",       "csr", "cupy", "sparray.kernels.cuda.compress:expand_offsets"),
     ("transpose_compressed", "csr", "cupy", "sparray.kernels.cuda.compress:transpose_compressed"),

@@ -293,3 +293,19 @@ def test_bench_quick_row_picks():
     assert "RESULT CHECK" not in out, out[-3000:]
     for r in rows:
         assert not r[3].startswith("err") and not r[4].startswith("err"), (r, out[-3000:])  # sparray, scipy
+
+
+def test_bench_dask_quick_run():
+    """benchmarks/bench_dask.py at a tiny scale (pydata's column left out: its numba JIT takes seconds):
+    every row runs, the Dask results agree with the single-process ones, one table."""
+    pytest.importorskip("dask.array")
+    pytest.importorskip("psutil")
+    cmd = [sys.executable, os.path.join(BENCH_DIR, "bench_dask.py"), "--scale", "0.001", "--repeat", "1",
+           "--blocks", "4", "--no-pydata"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd=ROOT)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    out = p.stdout
+    assert "RESULT MISMATCH" not in out and "note:" not in out and "peak resident memory" in out
+    rows = [[c.strip() for c in ln.split("|")[1:-1]] for ln in out.splitlines() if ln.startswith("| ") and not ln.startswith("| op")]
+    assert [r[0] for r in rows] == ["sum(axis=0)", "X @ v", "X + X.T"]
+    assert all(r[1] != "n/a" and r[2] != "n/a" and r[3] == "n/a" and r[5].endswith("x") for r in rows)

@@ -1,4 +1,4 @@
-"""to_dense, compressed_valid and take_major on the CUDA backend (kernels/cuda/dense.cu,
+"""to_dense, compressed_valid, take_major and slice_minor on the CUDA backend (kernels/cuda/dense.cu,
 validate.cu, take.cu), emulated in CI, on CuPy where a GPU is: compared with the numba kernels and
 with dense NumPy, errors included."""
 
@@ -8,10 +8,11 @@ import pytest
 from cuda_testing import DEVICES, INDEX_DTYPES, VALUE_DTYPES, random_values, requires_gxx, to_device, to_host
 from sparray.kernels import KernelDeclined
 from sparray.kernels.cpu.dense import to_dense as cpu_to_dense
+from sparray.kernels.cpu.take import slice_minor as cpu_slice_minor
 from sparray.kernels.cpu.take import take_major as cpu_take_major
 from sparray.kernels.cpu.validate import compressed_valid as cpu_compressed_valid
 from sparray.kernels.cuda.dense import to_dense
-from sparray.kernels.cuda.take import take_major
+from sparray.kernels.cuda.take import slice_minor, take_major
 from sparray.kernels.cuda.validate import compressed_valid
 
 pytestmark = requires_gxx
@@ -185,3 +186,50 @@ def test_take_major_errors_match_numba(device):
     # only the picked rows are checked: the broken rows 1 and 3 are not looked at
     got = take_major(*(to_device(a, device) for a in (offsets, minor, values, np.array([0, 0]))))
     assert to_host(got[0]).tolist() == [0, 2, 4] and to_host(got[2]).tolist() == [1.0, 2.0, 1.0, 2.0]
+
+
+# ---- slice_minor -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", VALUE_DTYPES, ids=str)
+def test_slice_minor_matches_numba(device, dtype):
+    rng = np.random.default_rng(31)
+    offsets, minor = _random_csr(rng, 20, 300, 0.05, long_row=7)
+    nnz = minor.shape[0]
+    ranges = [(0, 300), (40, 200), (7, 8), (150, 150), (290, 400), (500, 600)]
+    for c, ((start, stop), trailing) in enumerate(zip(ranges, [(), (2, 3), (), (1,), (), (2,)])):
+        odt, mdt = INDEX_DTYPES[c % 2], INDEX_DTYPES[(c // 2) % 2]
+        values = random_values(rng, (nnz, *trailing), dtype)
+        args = (offsets.astype(odt), minor.astype(mdt), values)
+        got = slice_minor(*(to_device(a, device) for a in args), start, stop)
+        want = cpu_slice_minor(*args, start, stop)
+        for g, w in zip(got, want):
+            _bits_equal(g, w)
+        keep = (minor >= start) & (minor < stop)
+        _bits_equal(got[1], (minor[keep] - start).astype(mdt))
+        _bits_equal(got[2], values[keep])
+    empty = slice_minor(*(to_device(a, device) for a in (np.array([0]), np.zeros(0, np.int32), np.zeros((0, 2), dtype))), 0, 5)
+    assert to_host(empty[0]).tolist() == [0] and to_host(empty[1]).dtype == np.int32 and to_host(empty[2]).shape == (0, 2)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_slice_minor_errors_match_numba(device):
+    minor, values = np.array([0, 2, 1]), np.array([1.0, 2.0, 3.0])
+
+    def both(o, m, v, start, stop, exc=ValueError):
+        with pytest.raises(exc) as a:
+            slice_minor(*(to_device(np.asarray(x), device) for x in (o, m, v)), start, stop)
+        with pytest.raises(exc) as b:
+            cpu_slice_minor(np.asarray(o), m, v, start, stop)
+        if exc is ValueError:
+            assert str(a.value) == str(b.value)
+        return str(a.value)
+
+    assert both([0, 5, 3], minor, values, 0, 2) == "slice_minor: row 0 spans offsets[0]:offsets[1] = 0:5, outside the 3 entries or reversed"
+    assert both([0, 3, 1], minor, values, 0, 2).endswith("= 3:1, outside the 3 entries or reversed")
+    assert both([-1, 2, 3], minor, values, 0, 2).endswith("= -1:2, outside the 3 entries or reversed")
+    assert both([0, 2, 3], minor, values, 2, 1) == "slice_minor: the range must satisfy 0 <= start <= stop; got 2:1"
+    both([0, 2, 3], minor, values[:2], 0, 1)
+    both(np.zeros(0, np.int64), minor, values, 0, 1)
+    both([0, 2, 3], minor, values.astype(np.float16), 0, 1, KernelDeclined)

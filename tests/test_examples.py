@@ -55,3 +55,29 @@ def test_tour_notebook_executes():
     html = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
     assert any("sparsity pattern" in h for h in html), "the HTML repr with its pattern picture was not shown"
     assert any("image/png" in o.get("data", {}) for o in outputs), "spy's figure was not shown"
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """One two-worker LocalCluster (loopback) for the distributed examples."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address=None)
+    with cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def test_distributed_cg_example(capsys, dask_client):
+    x = _example("distributed_cg")["main"](n=12, blocks=3, client=dask_client)
+    out = capsys.readouterr().out
+    assert x.shape == (144,) and "3 CSR row blocks on 2 workers" in out
+    assert "relative residual every 10 iterations" in out and "matches the single-process solution" in out
+
+
+def test_distributed_pagerank_example(capsys, dask_client):
+    ns = _example("distributed_pagerank")
+    ranks = ns["main"](scale=9, blocks=3, client=dask_client)
+    assert abs(ranks.sum() - 1.0) < 1e-8 and (ranks > 0).all()
+    assert "matches a dense power iteration" in capsys.readouterr().out
+    G, _ = ns["google_matrix"](6)
+    assert G.layout == "csr" and np.isclose(float(G.fill_value), 0.15 / 64)

@@ -296,3 +296,22 @@ def test_compressed_major_ranges_are_cut_from_the_components(backend):
                 assert_matches_dense(R, D[key])
             with pytest.raises(IndexError, match=f"index {n} is out of bounds for axis {major}"):
                 A[n if major == 0 else (slice(None), n)]
+
+
+def test_compressed_ranges_on_both_sparse_dims_are_cut_from_the_components(backend):
+    """``A[i:j, k:l]`` of an unbatched CSR/CSC/BSR/BSC (the blocks Dask's rechunk cuts): rows as views,
+    each row's column range by binary search (``slice_minor``); same layout, hybrid dims whole."""
+    rng = np.random.default_rng(9)
+    for layout, A, D in layout_cases(rng, layouts=["csr", "csc", "bsr", "bsc"], fills=[0.0, 1.5, np.nan]):
+        if A.batch_ndim:
+            continue
+        n0, n1 = A.shape[:2]
+        for r, c in [((1, n0 - 1), (2, n1)), ((0, n0), (1, n1 - 1)), ((2, 2), (0, n1)), ((-2, None), (-3, -1)),
+                     ((0, n0), (n1, n1 + 3))]:
+            key = (slice(*r), slice(*c))
+            R = A[key]
+            assert_matches_dense(R, D[key], fill=np.asarray(A.fill_value))
+            bh, bw = A.blocksize if layout[0] == "b" else (1, 1)
+            aligned = all(v % bh == 0 for v in key[0].indices(n0)[:2]) and all(v % bw == 0 for v in key[1].indices(n1)[:2])
+            if aligned:
+                assert R.layout == layout and R.index_dtype == A.index_dtype

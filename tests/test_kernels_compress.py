@@ -485,3 +485,43 @@ def test_take_major_checks_what_it_copies():
         take_major(np.array([0, 3, 1]), minor, values, np.array([1]))
     with pytest.raises(ValueError, match="len\\(minor\\) = 3 rows"):
         take_major(offsets, minor, np.ones(4), np.array([0]))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.int32, np.bool_])
+@pytest.mark.parametrize("m", [None, 3])
+def test_slice_minor_matches_generic_and_a_brute_force(dtype, m):
+    from sparray._compressed_generic import slice_minor as generic_slice
+    from sparray.kernels.cpu.take import slice_minor
+
+    rng = np.random.default_rng(13)
+    nrows, ncols = 300, 80
+    rows = [np.flatnonzero(rng.random(ncols) < p) for p in rng.random(nrows) * 0.4]
+    rows[7] = np.arange(ncols)  # one full row
+    offsets = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int32)
+    minor = np.concatenate(rows).astype(np.int32)
+    nnz = minor.shape[0]
+    values = rng.standard_normal((nnz,) if m is None else (nnz, m)).astype(dtype)
+    for start, stop in [(0, ncols), (10, 30), (0, 1), (79, 80), (40, 40), (70, 500), (200, 300)]:
+        got = slice_minor(offsets, minor, values, start, stop)
+        ref = generic_slice(np, offsets, minor, values, start, stop)
+        for g, r in zip(got, ref):
+            np.testing.assert_array_equal(g, r)
+        keep = (minor >= start) & (minor < stop)
+        np.testing.assert_array_equal(got[1], minor[keep] - start)
+        np.testing.assert_array_equal(got[2], values[keep])
+        np.testing.assert_array_equal(np.diff(got[0]), [np.count_nonzero((r >= start) & (r < stop)) for r in rows])
+        assert got[0].dtype == np.int32 and got[1].dtype == np.int32 and got[2].dtype == values.dtype
+
+
+def test_slice_minor_checks_what_it_reads():
+    from sparray.kernels.cpu.take import slice_minor
+
+    minor, values = np.array([0, 2, 1]), np.ones(3)
+    with pytest.raises(ValueError, match=r"row 0 spans offsets\[0\]:offsets\[1\] = 0:5, outside the 3 entries"):
+        slice_minor(np.array([0, 5, 3]), minor, values, 0, 2)
+    with pytest.raises(ValueError, match="reversed"):
+        slice_minor(np.array([0, 3, 1]), minor, values, 0, 2)
+    with pytest.raises(ValueError, match="0 <= start <= stop"):
+        slice_minor(np.array([0, 2, 3]), minor, values, 2, 1)
+    with pytest.raises(ValueError, match="len\\(minor\\) = 3 rows"):
+        slice_minor(np.array([0, 2, 3]), minor, values[:2], 0, 2)

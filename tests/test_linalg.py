@@ -126,6 +126,26 @@ def test_zero_fill_shortcut_sees_every_non_finite_row(backend, layout, where, nc
         assert_matches_dense(A @ X[:, 0], ref_matmul(D, X[:, 0]), rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("layout", ["csr", "bsr"])
+@pytest.mark.parametrize("where", ["read", "unread", "none"])
+def test_zero_fill_shortcut_when_most_rows_of_x_are_unread(backend, layout, where):
+    """A row block of a wide matrix (a Dask chunk) reads few rows of X: the shortcut then checks all
+    of X in one pass instead of gathering the unread rows; a non-finite row, read or not, still
+    gives the dense product's nan/inf."""
+    rng = np.random.default_rng(12)
+    D = np.zeros((4, 40))
+    D[:, :4] = rng.standard_normal((4, 4))  # columns 4.. are never read
+    A = sparray.asarray(D, layout=layout, blocksize=BLOCK[layout])
+    for _ in range(3):
+        X = dense(rng, (40, 2))
+        if where == "read":
+            X[1, 0] = np.inf
+        elif where == "unread":
+            X[30, 1] = np.nan
+        assert_matches_dense(A @ X, ref_matmul(D, X), rtol=1e-10, atol=1e-10)
+        assert_matches_dense(A @ X[:, 0], ref_matmul(D, X[:, 0]), rtol=1e-10, atol=1e-10)
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_non_finite_stored_values(backend, layout):
     rng = np.random.default_rng(4)

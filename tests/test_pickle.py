@@ -5,7 +5,7 @@ import pickle
 
 import numpy as np
 import pytest
-from sparray_testing import FILLS, layout_cases, make_coo
+from sparray_testing import FILLS, layout_cases, make_coo, make_sparse
 
 import sparray
 
@@ -66,3 +66,44 @@ def test_array_api_strict_components_come_back_in_their_namespace():
     B = pickle.loads(pickle.dumps(A))
     assert B._xp is A._xp and type(B.values) is type(A.values)
     assert float(sparray.sum(B)) == float(sparray.sum(A)) == 3.5
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr", "csc", "bsr", "bsc"])
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+def test_protocol_5_moves_every_component_out_of_band_without_copies(layout, index_dtype):
+    """What dask.distributed does: pickle.dumps(protocol=5, buffer_callback=...) leaves only metadata
+    in the stream; each component is a buffer over its own memory, and loads builds over them."""
+    rng = np.random.default_rng(11)
+    A, _ = make_sparse(rng, layout, (6, 8), 2, (2, 4), density=0.5, fill=1.5, index_dtype=index_dtype)
+    bufs = []
+    stream = pickle.dumps(A, protocol=5, buffer_callback=bufs.append)
+    assert len(stream) < 1000  # class, shape, flags and the buffers' places: no component bytes
+    comps = list(A._components().values())
+    raw = [np.asarray(b.raw()) for b in bufs]
+    for c in comps:
+        assert any(np.shares_memory(r, c) for r in raw), "a component was copied into the stream"
+    B = pickle.loads(stream, buffers=bufs)
+    _same(B, A)
+    assert B.index_dtype == np.dtype(index_dtype) and float(B.fill_value) == 1.5
+    for b, a in zip(B._components().values(), comps):
+        assert np.shares_memory(b, a)  # built over the buffers: no copy on the way in either
+    for proto in range(2, pickle.HIGHEST_PROTOCOL + 1):  # in band, every protocol
+        _same(pickle.loads(pickle.dumps(A, protocol=proto)), A)
+
+
+def test_pickle_carries_no_private_state_and_keeps_the_checked_flag():
+    A = sparray.asarray(np.eye(5), layout="csr")
+    A @ np.ones(5)  # kernels may cache per-array facts
+    A._check_contents()
+    fn, args = A.__reduce_ex__(5)
+    cls, comps, shape, fill, flags = args
+    assert cls is sparray.CSR and shape == (5, 5) and flags == {"checked": True}
+    assert len(comps) == 3 and comps[0] is A.crow_indices
+    assert pickle.loads(pickle.dumps(A))._checked
+
+
+def test_sizeof_counts_the_components():
+    import sys
+
+    A = sparray.asarray(np.eye(100), layout="csr")
+    assert sys.getsizeof(A) >= A.nbytes > 0

@@ -3,7 +3,7 @@
 On ``builder-inited`` it writes into ``docs/_generated/``:
 
 - ``api.md``: the API reference, an autodoc entry for every name in ``sparray.__all__``
-  (grouped as API.md groups them), plus ``sparray.interop`` and ``sparray.io``;
+  (grouped as API.md groups them), plus ``sparray.interop`` (torch, scipy, dask) and ``sparray.io``;
 - ``operations.md``: the supported-operations table, one row per registry (op, layout) and a
   column per backend, read from ``sparray._dispatch``;
 - ``examples/<name>.md``: a page per script in ``examples/`` (its docstring, then its source),
@@ -75,6 +75,8 @@ def _api_page() -> str:
               "   :members: to_torch, from_torch", "```", "",
               "## sparray.interop.scipy", "", "```{eval-rst}", ".. automodule:: sparray.interop.scipy",
               "   :members: to_scipy, from_scipy", "```", "",
+              "## sparray.interop.dask", "", "```{eval-rst}", ".. automodule:: sparray.interop.dask",
+              "   :members: from_sparray, to_sparray, from_dask_dense", "```", "",
               "## sparray.io", "", "```{eval-rst}", ".. automodule:: sparray.io", "   :members: mmread, mmwrite",
               "```", ""]  # fmt: skip
     lines += _linalg_section()

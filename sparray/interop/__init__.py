@@ -1,7 +1,8 @@
-"""Exchange with other libraries: ``sparray.interop.torch`` and ``sparray.interop.scipy``.
+"""Exchange with other libraries: ``sparray.interop.torch``, ``sparray.interop.scipy`` and
+``sparray.interop.dask`` (sparray arrays as Dask array chunks).
 
 Each submodule is imported on first attribute access (``sparray.interop.torch.to_torch(A)``
-works after a plain ``import sparray``), so importing sparray imports neither torch nor scipy.
+works after a plain ``import sparray``), so importing sparray imports neither torch, scipy nor dask.
 
 >>> import sparray
 >>> A = sparray.CSR([0, 1, 2], [1, 0], [5.0, 7.0], shape=(2, 2))
@@ -11,7 +12,7 @@ works after a plain ``import sparray``), so importing sparray imports neither to
 
 import importlib
 
-__all__ = ["scipy", "torch"]
+__all__ = ["dask", "scipy", "torch"]
 
 
 def __getattr__(name):

@@ -1,4 +1,5 @@
-"""Rows of a compressed array picked by index: ``take_major(offsets, minor, values, rows)``.
+"""Parts of a compressed array: rows picked by index (``take_major(offsets, minor, values, rows)``)
+and a range of minor indices (``slice_minor(offsets, minor, values, start, stop)``).
 
 The rows of a CSR (columns of a CSC) listed in ``rows``, in that order (repeats allowed), as a
 new compressed array: its row pointers are the prefix sum of the picked rows' lengths, and each
@@ -10,10 +11,20 @@ What is copied is checked first, in O(len(rows)): every ``rows`` element in
 ``[0, len(minor)]`` and not reversed; ``values`` with ``len(minor)`` rows. Nothing outside these
 arrays is read or written, whatever the input (the rest of ``offsets`` is not looked at).
 
+``slice_minor`` keeps, in every row, the entries whose minor index lies in ``[start, stop)`` and
+shifts those indices by ``-start`` (the columns ``start:stop`` of a CSR, the rows of a CSC). The
+minor indices of a row are sorted (the layouts' invariant), so two binary searches per row find
+its part: O(rows * log(row length) + kept entries), and the rest of the entries is never read.
+Each row's range ``offsets[g]:offsets[g + 1]`` is checked to lie inside ``[0, len(minor)]`` and
+not be reversed before it is searched.
+
 >>> import numpy as np
 >>> o, m, v = take_major(np.array([0, 2, 3]), np.array([0, 2, 1]), np.array([1.0, 2.0, 3.0]), np.array([1, 0, 1]))
 >>> o.tolist(), m.tolist(), v.tolist()
 ([0, 1, 3, 4], [1, 0, 2, 1], [3.0, 1.0, 2.0, 3.0])
+>>> o, m, v = slice_minor(np.array([0, 2, 3]), np.array([0, 2, 1]), np.array([1.0, 2.0, 3.0]), 1, 3)
+>>> o.tolist(), m.tolist(), v.tolist()
+([0, 1, 2], [1, 0], [2.0, 3.0])
 """
 
 import numba
@@ -24,7 +35,7 @@ from ._sort import threads_for
 from .compress import _bits, _check_dtype, _move, _scan_inplace
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
-__all__ = ["take_major"]
+__all__ = ["take_major", "slice_minor"]
 
 _PJIT = dict(cache=True, nogil=True, parallel=True)
 
@@ -123,4 +134,113 @@ def take_major(offsets, minor, values, rows):
         src, dst = _words(values, nnz), _words(out_values, total)
         with threads_for(total + rows.shape[0]):
             _copy_rows(offsets, minor, src, rows, out_offsets, out_minor, dst, nchunks)
+    return out_offsets, out_minor, out_values
+
+
+# --- slice_minor ------------------------------------------------------------------------------------------
+@numba.njit(cache=True, nogil=True, inline="always")
+def _lower_bound(minor, lo, hi, value):
+    """The first k in [lo, hi) with minor[k] >= value (hi if none); minor sorted on [lo, hi).
+    A row wholly before or after ``value`` (most rows, for the first and last column blocks)
+    answers from its ends without a search."""
+    if lo >= hi or minor[lo] >= value:
+        return lo
+    if minor[hi - 1] < value:
+        return hi
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if minor[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@numba.njit(**_PJIT)
+def _minor_bounds(offsets, minor, start, stop, nnz, firsts, out_offsets, nchunks):
+    """firsts[g] = the first entry of row g at or after ``start``, out_offsets[g + 1] = the number of
+    its entries in [start, stop), after checking the row's range. Returns the first bad row, or -1."""
+    nmajor = offsets.shape[0] - 1
+    first = np.full(nchunks, -1, np.int64)
+    for c in numba.prange(nchunks):
+        for g in range(nmajor * c // nchunks, nmajor * (c + 1) // nchunks):
+            lo = np.int64(offsets[g])
+            hi = np.int64(offsets[g + 1])
+            if lo < 0 or hi < lo or hi > nnz:
+                first[c] = g
+                break
+            a = _lower_bound(minor, lo, hi, start)
+            firsts[g] = a
+            out_offsets[g + 1] = _lower_bound(minor, a, hi, stop) - a  # fits: a and the bound are <= hi
+    for c in range(nchunks):
+        if first[c] >= 0:
+            return first[c]
+    return np.int64(-1)
+
+
+@numba.njit(**_PJIT)
+def _copy_ranges(firsts, out_offsets, minor, values, start, out_minor, out_values, nchunks):
+    """Output row g copies the entries firsts[g]:firsts[g] + its length, minor indices shifted by -start."""
+    splits = row_splits(out_offsets, nchunks)
+    for c in numba.prange(nchunks):
+        for g in range(splits[c], splits[c + 1]):
+            src = firsts[g]
+            dst = out_offsets[g]
+            for k in range(out_offsets[g + 1] - dst):
+                out_minor[dst + k] = minor[src + k] - start
+                _move(out_values, dst + k, values, src + k)
+
+
+def slice_minor(offsets, minor, values, start, stop):
+    """The minor range ``[start, stop)`` of every row of the compressed array (``offsets``, ``minor``, ``values``).
+
+    Parameters
+    ----------
+    offsets : int32/int64[nmajor + 1], the row pointers (each row's range must lie in
+        [0, len(minor)] and not be reversed).
+    minor : int32/int64[nnz] minor indices, sorted within each row.
+    values : (nnz,) or (nnz, m) array of a supported dtype.
+    start, stop : ints with 0 <= start <= stop.
+
+    Returns
+    -------
+    (out_offsets of offsets' dtype [nmajor + 1], out_minor of minor's dtype (shifted by -start),
+    out_values of values' dtype and trailing shape)
+
+    Raises ValueError for a row whose range lies outside the entries or is reversed, a bad range or
+    mismatched lengths; KernelDeclined for an unsupported value dtype.
+    """
+    offsets = as_index(offsets, "offsets")
+    minor = as_index(minor, "minor")
+    values = np.ascontiguousarray(values)
+    _check_dtype(values.dtype, "values")
+    start, stop = int(start), int(stop)
+    if not 0 <= start <= stop:
+        raise ValueError(f"slice_minor: the range must satisfy 0 <= start <= stop; got {start}:{stop}")
+    nnz = minor.shape[0]
+    if values.shape[:1] != (nnz,):
+        raise ValueError(f"slice_minor: values must have len(minor) = {nnz} rows, got shape {values.shape}")
+    nmajor = offsets.shape[0] - 1
+    if nmajor < 0:
+        raise ValueError("slice_minor: offsets must have at least one element")
+    # every row's range is checked to lie forward inside the entries, so the pointers grow and
+    # every count and position fits the pointers' own dtype (no int64 pass over the rows)
+    out_offsets = np.zeros(nmajor + 1, offsets.dtype)
+    firsts = np.zeros(nmajor, offsets.dtype)
+    nchunks = numba.get_num_threads() * 4
+    with threads_for(nmajor * 8):
+        bad = int(_minor_bounds(offsets, minor, np.int64(start), np.int64(stop), nnz, firsts, out_offsets, nchunks))
+        if bad >= 0:
+            raise ValueError(
+                f"slice_minor: row {bad} spans offsets[{bad}]:offsets[{bad + 1}] = {offsets[bad]}:{offsets[bad + 1]}, "
+                f"outside the {nnz} entries or reversed"
+            )
+        _scan_inplace(out_offsets, nchunks)
+    total = int(out_offsets[-1])
+    out_minor = np.empty(total, minor.dtype)
+    out_values = np.empty((total, *values.shape[1:]), values.dtype)
+    if total:
+        src, dst = _words(values, nnz), _words(out_values, total)
+        with threads_for(total + nmajor):
+            _copy_ranges(firsts, out_offsets, minor, src, minor.dtype.type(start), out_minor, dst, nchunks)
     return out_offsets, out_minor, out_values

@@ -1,0 +1,360 @@
+"""sparray arrays as Dask array chunks: ``from_sparray``, ``to_sparray``, ``from_dask_dense``.
+
+Importing this module registers sparray with ``dask.array`` (it happens by itself too, see below):
+
+- ``SparseArray`` is a chunk type (``dask.array.chunk_types.register_chunk_type``), so a Dask
+  array and a bare sparray array combine (``X + A``) and Dask defers to sparray in mixed calls;
+- Dask's per-chunk dispatch for ``SparseArray``: ``concatenate_lookup`` (exact, any fills;
+  :func:`concatenate_chunks`), ``tensordot_lookup`` (``sparray.tensordot``), ``take_lookup``
+  (integer-array indexing), ``percentile_lookup`` (1-d chunks, without densifying:
+  :func:`percentile_chunk`) and ``to_numpy_dispatch`` (``to_dense``). Everything else Dask does on
+  chunks it does through NumPy's functions and ufuncs, which sparray answers
+  (``sparray._numpy_protocols``): ``np.sum(chunk, axis, keepdims=True)``, ``np.add``,
+  ``np.matmul``, ``np.transpose``, slicing, ...
+
+``import sparray`` never imports Dask. The registration also happens without this import: the first
+time Dask tokenizes a sparray array or calls a NumPy function on a sparray chunk while
+``dask.array`` is loaded (``sparray.interop._dask_hooks``). Importing this module makes it certain
+before any graph is built, and is what ``from_sparray`` / ``from_dask_dense`` users do anyway.
+
+Fill values. A Dask array of sparray chunks has one fill value: ``from_sparray`` slices one array,
+``from_dask_dense`` converts every block with one fill, and the array's ``_meta`` (an empty sparray
+array of the chunks' layout, dtype and fill) carries it. Joining arrays whose fills differ
+(``da.concatenate``, ``da.block``) raises ValueError when the graph is built, from the meta
+concatenation; ``to_sparray`` checks the computed chunks again (a ``map_blocks`` function may
+change fills per block). Inside Dask's own algorithms chunks with different fills are normal
+(the partial sums of a tree reduction over blocks of different sizes) and are joined exactly.
+
+>>> import numpy as np, sparray
+>>> from sparray.interop.dask import from_sparray, to_sparray
+>>> A = sparray.asarray(np.arange(12.0).reshape(4, 3) % 4, layout="csr", fill_value=0.0)
+>>> X = from_sparray(A, chunks=(2, 3))
+>>> X.sum(axis=0).compute().to_dense().tolist()
+[6.0, 6.0, 6.0]
+>>> to_sparray(X * 2).layout, float((X @ np.ones(3)).sum().compute())
+('csr', 18.0)
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import product
+
+import dask
+import dask.array as da
+import numpy as np
+from dask.array.chunk_types import register_chunk_type
+from dask.array.dispatch import (
+    concatenate_lookup,
+    percentile_lookup,
+    take_lookup,
+    tensordot_lookup,
+    to_numpy_dispatch,
+)
+
+import sparray
+from sparray._base import SparseArray
+from sparray._dtypes import dtype_name
+from sparray._fill import same_value
+from sparray._namespace import to_numpy
+
+__all__ = ["from_sparray", "to_sparray", "from_dask_dense", "concatenate_chunks", "percentile_chunk", "register"]
+
+
+# --- registration ---------------------------------------------------------------------------------------
+def _same_fill(A, B) -> bool:
+    xp = A._xp
+    fa, fb = A.fill_value, B.fill_value
+    if fa.shape != fb.shape:
+        return False
+    return bool(xp.all(same_value(xp, fa, fb)))
+
+
+def _fill_text(A) -> str:
+    f = A.fill_value
+    return repr(f.item()) if f.ndim == 0 else f"array of shape {tuple(f.shape)}"
+
+
+def concatenate_chunks(arrays, axis=0):
+    """Dask's ``concatenate_lookup`` for sparray chunks: ``sparray.concat``, exact for any fills.
+
+    Dask calls it on the arrays' metas when a graph joins arrays (``da.concatenate``, ``da.block``):
+    metas are empty arrays (every dim of size 0) that carry the fill, and metas with different
+    fills raise ValueError there, before anything runs. On computed chunks (rechunking, the
+    partial results of a reduction) fills may differ and the join is exact.
+    """
+    arrays = list(arrays)
+    sparse = [a for a in arrays if isinstance(a, SparseArray)]
+    metas = all(len(getattr(a, "shape", ())) and not any(a.shape) for a in arrays)  # every dim 0
+    if sparse and metas:
+        ref = sparse[0]
+        for a in sparse[1:]:
+            if not _same_fill(ref, a):
+                raise ValueError(
+                    "dask.array.concatenate: sparray chunks with different fill values cannot be joined into one "
+                    f"array; got fills {_fill_text(ref)} and {_fill_text(a)}. Give them one fill first, e.g. "
+                    "X.map_blocks(lambda b: sparray.asarray(b, fill_value=f), meta=...) or sparray arrays with one fill"
+                )
+    return sparray.concat(arrays, axis=axis)
+
+
+def _tensordot_chunks(a, b, axes=2):
+    return sparray.tensordot(a, b, axes=axes)
+
+
+def _take_chunk(a, indices, axis=0):
+    return np.take(a, indices, axis=axis)
+
+
+def _to_numpy_chunk(x, **kwargs):
+    return np.asarray(to_numpy(x.to_dense()), **kwargs)
+
+
+def percentile_chunk(a, q, method="linear"):
+    """Dask's ``percentile_lookup`` for a 1-d sparray chunk: ``(np.percentile(a, q, method), len(a))``
+    without densifying. The sorted elements are the sorted specified values with the fill value
+    repeated ``size - nse`` times at its place among them, so every order statistic is a lookup;
+    NumPy's interpolation rules (linear, lower, higher, midpoint, nearest) are applied to them.
+    Any nan (a value, or the fill of an unspecified element) gives nan, as in NumPy."""
+    n = a.shape[0] if a.ndim == 1 else None
+    if n is None:
+        raise ValueError(f"dask.array.percentile: needs a 1-d array; got a sparray chunk of shape {a.shape}")
+    if n == 0:
+        return None, 0
+    A = a.to_layout("coo").coalesce()
+    values = np.sort(np.asarray(to_numpy(A.values)))
+    fill = np.asarray(to_numpy(A.fill_value))[()]
+    m = n - values.shape[0]  # unspecified elements, each the fill
+    if not np.issubdtype(values.dtype, np.number):
+        method = "nearest"
+    q = np.asarray(q, dtype=np.float64)
+    out_dtype = np.result_type(values.dtype, q.dtype) if np.issubdtype(values.dtype, np.number) else values.dtype
+    if (values.shape[0] and np.isnan(values[-1] if values.dtype.kind in "fc" else 0.0)) or (
+        m and values.dtype.kind in "fc" and np.isnan(fill)
+    ):
+        return np.full(q.shape, np.nan, dtype=out_dtype), n
+    before = int(np.searchsorted(values, fill, side="left"))  # values smaller than the fill
+
+    def element(k):
+        k = np.asarray(k, dtype=np.int64)
+        v = values[np.clip(np.where(k < before, k, k - m), 0, max(values.shape[0] - 1, 0))] if values.shape[0] else fill
+        return np.where((k >= before) & (k < before + m), fill, v).astype(values.dtype)
+
+    quantiles = q / 100
+    pos = (n - 1) * quantiles
+    if method == "lower":
+        return element(np.floor(pos)), n
+    if method == "higher":
+        return element(np.ceil(pos)), n
+    if method == "nearest":
+        return element(np.around(pos)), n
+    if method not in ("linear", "midpoint"):
+        raise ValueError(f"dask.array.percentile: method {method!r} is not supported for sparray chunks")
+    lo = np.floor(pos)  # NumPy's neighbours of the virtual index, and its weight
+    a_lo = element(np.minimum(lo, n - 1)).astype(out_dtype)
+    a_hi = element(np.minimum(lo + 1, n - 1)).astype(out_dtype)
+    t = pos - lo if method == "linear" else np.where(pos % 1 == 0, 0.0, 0.5)
+    with np.errstate(invalid="ignore"):
+        diff = a_hi - a_lo
+        return np.where(t >= 0.5, a_hi - diff * (1 - t), a_lo + diff * t).astype(out_dtype), n  # NumPy's _lerp
+
+
+def register() -> None:
+    """Register ``SparseArray`` with ``dask.array`` (chunk type and per-chunk dispatch); idempotent."""
+    from dask.array.chunk_types import is_valid_chunk_type
+
+    if not is_valid_chunk_type(SparseArray):
+        register_chunk_type(SparseArray)
+    concatenate_lookup.register(SparseArray, concatenate_chunks)
+    tensordot_lookup.register(SparseArray, _tensordot_chunks)
+    take_lookup.register(SparseArray, _take_chunk)
+    to_numpy_dispatch.register(SparseArray, _to_numpy_chunk)
+    percentile_lookup.register(SparseArray, percentile_chunk)
+
+
+register()
+
+
+# --- building Dask arrays -----------------------------------------------------------------------------
+def meta_of(A):
+    """Dask's meta of a sparray chunk: an empty array (every dim 0) of ``A``'s layout, dtype and fill."""
+    return A[tuple(slice(0, 0) for _ in range(A.ndim))]
+
+
+def _check_block_aligned(A, chunks):
+    if A.layout not in ("bsr", "bsc"):
+        return
+    b = A.batch_ndim
+    for dim, step in zip((b, b + 1), A.blocksize):
+        bad = [c for c in chunks[dim] if c % step]
+        if bad:
+            raise ValueError(
+                f"from_sparray: chunks along dim {dim} must be multiples of the blocksize {A.blocksize} of a "
+                f"{A.layout.upper()} array (its chunks keep the layout); got chunk sizes {chunks[dim]}"
+            )
+
+
+def from_sparray(A, chunks="auto", *, name=None):
+    """A Dask array whose chunks are slices of ``A`` in ``A``'s layout (no densifying).
+
+    ``chunks`` as in ``dask.array.from_array`` (a block shape, per-dim sizes, or "auto" for about
+    Dask's ``array.chunk-size`` bytes of components per chunk, whole rows). ``A`` is cut on the
+    client: a row block of a CSR/BSR (a column block of a CSC/BSC) shares ``A``'s buffers, any
+    other block is a new array; the chunks enter the graph as data, so a distributed cluster
+    receives each chunk once. BSR/BSC chunk sizes along the sparse dims must be multiples of the
+    blocksize. The Dask array's meta carries ``A``'s layout, dtype and fill.
+    """
+    if not isinstance(A, SparseArray):
+        raise TypeError(f"from_sparray: A must be a sparray array; got {type(A).__name__}")
+    if isinstance(chunks, str) and chunks == "auto":
+        chunks = _auto_chunks(A)
+    dtype = np.dtype(dtype_name(A.dtype))
+    chunks = da.core.normalize_chunks(chunks, A.shape, dtype=dtype)
+    _check_block_aligned(A, chunks)
+    name = name or f"from-sparray-{dask.base.tokenize(A, chunks)}"
+    offsets = [np.concatenate([[0], np.cumsum(c)]).tolist() for c in chunks]
+    graph = {}
+    for idx in product(*(range(len(c)) for c in chunks)):
+        key = tuple(slice(offsets[d][i], offsets[d][i + 1]) for d, i in enumerate(idx))
+        graph[(name, *idx)] = A[key] if A.ndim else A
+    return da.Array(graph, name, chunks, dtype=dtype, meta=meta_of(A))
+
+
+def _auto_chunks(A):
+    """Blocks along the compressed dim (rows; columns of a CSC/BSC, which are then views) holding
+    about Dask's ``array.chunk-size`` bytes of components each, the other dims whole."""
+    if A.ndim == 0:
+        return ()
+    dim = 1 if A.layout in ("csc", "bsc") and A.batch_ndim == 0 else 0
+    limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size"))
+    n = A.shape[dim]
+    parts = max(1, min(n, math.ceil(A.nbytes / max(limit, 1))))
+    step = max(1, math.ceil(n / parts))
+    if A.layout in ("bsr", "bsc") and A.batch_ndim == 0:
+        b = A.blocksize[dim]
+        step = max(b, step // b * b)
+    return tuple(step if d == dim else -1 for d in range(A.ndim))
+
+
+def from_dask_dense(X, *, fill_value=None, layout="coo", blocksize=None, sparse_ndim=None, index_dtype=None):
+    """The dense Dask array ``X`` with every block converted by ``sparray.asarray`` (one fill for all).
+
+    Elements equal to ``fill_value`` (default 0; nan matches nan) are left unspecified. Wrong
+    arguments (a layout the block shape cannot take, a fill the dtype cannot hold) fail when the
+    graph is built, on the meta.
+    """
+    if not isinstance(X, da.Array):
+        raise TypeError(f"from_dask_dense: X must be a dask.array.Array; got {type(X).__name__}")
+    kw = {"layout": layout, "fill_value": fill_value, "blocksize": blocksize, "sparse_ndim": sparse_ndim}
+    if layout in ("bsr", "bsc"):
+        if blocksize is None:
+            raise ValueError("from_dask_dense: layout 'bsr'/'bsc' needs blocksize=(bh, bw)")
+        nondense = X.ndim if sparse_ndim is None else sparse_ndim
+        b = nondense - 2  # the batch dims come first, then the two sparse dims
+        for dim, step in zip((b, b + 1), blocksize):
+            if any(c % step for c in X.chunks[dim]):
+                raise ValueError(
+                    f"from_dask_dense: chunks along dim {dim} must be multiples of the blocksize {tuple(blocksize)}; "
+                    f"got {X.chunks[dim]}"
+                )
+    meta_block = np.empty((0,) * X.ndim, dtype=X.dtype)
+    meta = _convert_block(meta_block, kw, index_dtype)
+    return X.map_blocks(_convert_block, kw, index_dtype, dtype=X.dtype, meta=meta)
+
+
+def _convert_block(block, kw, index_dtype):
+    A = sparray.asarray(np.asarray(block), **{k: v for k, v in kw.items() if v is not None or k == "fill_value"})
+    if index_dtype is not None and dtype_name(A.index_dtype) != np.dtype(index_dtype).name:
+        A = _as_index_dtype(A, np.dtype(index_dtype).name)
+    return A
+
+
+def _as_index_dtype(A, name):
+    """``A`` with its index components cast to ``name`` ("int32" or "int64"); values and fill shared.
+    Built through the pickle form (``sparray._pickle``): every layout's components in order, the
+    values last."""
+    from sparray._pickle import reduce_array
+
+    rebuild, (cls, comps, shape, fill, flags) = reduce_array(A, 5)
+    xp = A._xp
+    idt = getattr(xp, name)
+    return rebuild(cls, tuple(xp.astype(c, idt) for c in comps[:-1]) + (comps[-1],), shape, fill, flags)
+
+
+# --- gathering -----------------------------------------------------------------------------------------
+def to_sparray(X, *, fill_value=None, **compute_kwargs):
+    """Compute ``X`` and join its chunks into one sparray array (in the chunks' layout when they share
+    one, else COO).
+
+    Every sparse chunk must have one fill (nan equal to nan); ValueError otherwise, naming two
+    chunks, unless ``fill_value`` is given: then every chunk is expressed with that fill first
+    (elements that differ from it become specified: O(size) for a chunk whose fill differs).
+    Dense chunks (a NumPy block among sparse ones) take the common fill. ``compute_kwargs`` go to
+    ``dask.compute`` (``scheduler=...``).
+    """
+    if isinstance(X, SparseArray):
+        return X
+    if not isinstance(X, da.Array):
+        raise TypeError(f"to_sparray: X must be a dask.array.Array; got {type(X).__name__}")
+    (blocks,) = dask.compute(X.to_delayed().ravel().tolist(), **compute_kwargs)
+    grid = np.empty(X.numblocks, dtype=object)
+    for flat, block in enumerate(blocks):
+        grid[np.unravel_index(flat, X.numblocks)] = block
+    sparse = [(i, b) for i, b in enumerate(blocks) if isinstance(b, SparseArray)]
+    if fill_value is not None:
+        for idx in np.ndindex(*X.numblocks):
+            grid[idx] = _with_fill(grid[idx], fill_value)
+    else:
+        _check_one_fill(sparse, X.numblocks)
+    if not sparse and fill_value is None:
+        grid = np.vectorize(lambda b: sparray.asarray(np.asarray(b)), otypes=[object])(grid)
+    out = _join_grid(grid)
+    index_dtypes = {dtype_name(b.index_dtype) for _, b in sparse}
+    if len(index_dtypes) == 1:  # the chunks' index dtype, where the joined array allows it
+        (idt,) = index_dtypes
+        if dtype_name(out.index_dtype) != idt and (idt == "int64" or max(out.shape + (out.nse,)) < 2**31):
+            out = _as_index_dtype(out, idt)
+    return out
+
+
+def _check_one_fill(sparse, numblocks):
+    """ValueError unless the sparse chunks share one fill; a dense-part fill is compared between
+    chunks at the same block position along the dense dims (each holds its slice of the fill)."""
+    first = {}
+    for i, b in sparse:
+        idx = np.unravel_index(i, numblocks)
+        key = tuple(int(k) for k in idx[b.ndim - b.dense_ndim :]) if b.fill_value.ndim else ()
+        i0, ref = first.setdefault(key, (i, b))
+        if not _same_fill(ref, b):
+            where = [tuple(int(k) for k in np.unravel_index(j, numblocks)) for j in (i0, i)]
+            raise ValueError(
+                f"to_sparray: chunks {where[0]} and {where[1]} have different fill values ({_fill_text(ref)} and "
+                f"{_fill_text(b)}); pass fill_value= to express every chunk with one fill"
+            )
+
+
+def _with_fill(block, fill_value):
+    """A chunk expressed with ``fill_value`` (itself when its fill is that already)."""
+    if isinstance(block, SparseArray):
+        return sparray.asarray(block, fill_value=fill_value, layout=block.layout)
+    return sparray.asarray(np.asarray(block), fill_value=fill_value)
+
+
+def _join_grid(grid):
+    """The blocks of an n-d object grid joined along the last grid dim first, then outwards."""
+    if grid.ndim == 0:
+        return grid[()]
+    while grid.ndim > 1:
+        axis = grid.ndim - 1
+        out = np.empty(grid.shape[:-1], dtype=object)
+        for idx in np.ndindex(*grid.shape[:-1]):
+            out[idx] = _join(list(grid[idx]), axis)
+        grid = out
+    return _join(list(grid), 0)
+
+
+def _join(blocks, axis):
+    if len(blocks) == 1:
+        b = blocks[0]
+        return b if isinstance(b, SparseArray) else sparray.asarray(np.asarray(b))
+    return sparray.concat(blocks, axis=axis)
