@@ -32,7 +32,6 @@ a zero-size reduction raises ValueError, as NumPy's.
 from __future__ import annotations
 
 import math
-import operator
 
 from . import _dispatch
 from ._base import SparseArray
@@ -41,6 +40,7 @@ from ._keys import linear_keys, unravel
 from ._lines import coo_of, lines_of
 from ._namespace import namespace_of
 from ._order import beats, check_real, is_float, sortable
+from ._validation import normalize_axis
 
 __all__ = ["argmax", "argmin"]
 
@@ -63,13 +63,7 @@ def _arg_extreme(x, axis, keepdims, kind):
     xp = x._xp
     check_real(xp, x.dtype, who)
     if axis is not None:
-        try:
-            axis = operator.index(axis)
-        except TypeError:
-            raise TypeError(f"{who}: axis must be an int or None; got {axis!r}") from None
-        if not -x.ndim <= axis < x.ndim:
-            raise ValueError(f"{who}: axis {axis} is out of range for an array of {x.ndim} dims")
-        axis %= x.ndim
+        axis = normalize_axis(axis, x.ndim, who, none_allowed=True)
     if (x.size if axis is None else x.shape[axis]) == 0:
         raise ValueError(f"{who}: attempt to get arg{kind} of an empty sequence (shape {x.shape}, axis {axis})")
     if axis is None:

@@ -32,13 +32,13 @@ namespace:
 
 from __future__ import annotations
 
-import operator
 
 from ._base import SparseArray
 from ._conversion import match_layout
 from ._lines import coo_of, lines_of
 from ._namespace import namespace_of
 from ._segments import segment_scan_sorted
+from ._validation import normalize_axis
 
 __all__ = ["cumulative_prod", "cumulative_sum"]
 
@@ -69,13 +69,7 @@ def _cumulative(x, axis, dtype, include_initial, kind):
         if x.ndim > 1:
             raise ValueError(f"{who}: axis is required for an array of {x.ndim} dims (shape {x.shape})")
     else:
-        try:
-            axis = operator.index(axis)
-        except TypeError:
-            raise TypeError(f"{who}: axis must be an int or None; got {axis!r}") from None
-        if not -x.ndim <= axis < x.ndim:
-            raise ValueError(f"{who}: axis {axis} is out of range for an array of {x.ndim} dims")
-        axis %= x.ndim
+        axis = normalize_axis(axis, x.ndim, who, none_allowed=True)
     f = getattr(xp, name)
     if x.ndim == 0 or x.size == 0:
         dense = x.to_dense()

@@ -29,6 +29,7 @@ from ._base import SparseArray
 from ._conversion import match_layout
 from ._namespace import is_array, namespace_of
 from ._operands import is_scalar
+from ._validation import normalize_axis
 
 __all__ = ["diff"]
 
@@ -53,9 +54,7 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
         raise ValueError(f"{who}: needs an array of at least one dim; got a 0-d array")
     if n < 0:
         raise ValueError(f"{who}: n must be non-negative; got {n}")
-    if not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"{who}: axis {axis} is out of range for an array of {x.ndim} dims")
-    axis %= x.ndim
+    axis = normalize_axis(axis, x.ndim, who)
     if n == 0:
         return x  # NumPy's rule: prepend and append are not joined either
     like = x

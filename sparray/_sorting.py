@@ -36,7 +36,6 @@ writes each row in one pass is where a sparse argsort would win.
 
 from __future__ import annotations
 
-import operator
 
 from ._base import SparseArray
 from ._conversion import match_layout
@@ -44,6 +43,7 @@ from ._fill import same_value
 from ._lines import coo_of, lines_of
 from ._namespace import namespace_of
 from ._order import check_real, precedes, sortable, stable_argsort
+from ._validation import normalize_axis
 
 __all__ = ["argsort", "sort"]
 
@@ -76,15 +76,10 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
 def _check(x, axis, descending, name):
     who = f"sparray.{name}"
     check_real(x._xp, x.dtype, who)
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{who}: axis must be an int; got {axis!r}") from None
-    if not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"{who}: axis {axis} is out of range for an array of {x.ndim} dims")
+    axis = normalize_axis(axis, x.ndim, who)
     if not isinstance(descending, bool):
         raise TypeError(f"{who}: descending must be a bool; got {descending!r}")
-    return axis % x.ndim
+    return axis
 
 
 def _dense_sort(xp, a, axis, descending):

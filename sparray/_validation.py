@@ -73,6 +73,24 @@ def normalize_axes(axis, ndim, who, *, allow_none=True):
     return tuple(out)
 
 
+def normalize_axis(axis, ndim, who, *, none_allowed=False) -> int:
+    """One ``axis`` (an int, negative counted from the end) as a dim in [0, ndim).
+
+    TypeError for a non-integer (its message says None was allowed too when the caller handles
+    ``axis=None`` itself: ``none_allowed``), AxisError (a ValueError and an IndexError) when out of range.
+
+    >>> normalize_axis(-1, 3, "f")
+    2
+    """
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{who}: axis must be an int{' or None' if none_allowed else ''}; got {axis!r}") from None
+    if not -ndim <= axis < ndim:
+        raise AxisError(f"{who}: axis {axis} is out of range for an array of {ndim} dims")
+    return axis % ndim
+
+
 def normalize_shape(shape, who: str) -> tuple[int, ...]:
     """``shape`` as a tuple of non-negative Python ints (an int means a 1-d shape)."""
     if isinstance(shape, int) or hasattr(shape, "__index__"):
