@@ -53,14 +53,9 @@ def _result_dtype(xp, kind, dtype, given):
 
 
 class _Groups:
-    """Specified elements grouped by their position in the kept sparse dims.
-
-    From a COO (``_Groups(xp, A, sparse_axes)``: keys from its index rows) or straight from an
-    unbatched CSR/CSC (:meth:`compressed`: the plain indices are the keys when the compressed axis is
-    reduced; when the plain axis is, the pointers mark the groups, ``offsets``, and no key is
-    formed), so compressed arrays skip the COO form. ``sorted``: the keys are non-decreasing (a hint
-    for the scatter kernel).
-    """
+    """Specified elements of a COO grouped by their position in the kept sparse dims: keys from its
+    index rows (compressed arrays group their entries in ``_reductions_compressed.py``).
+    ``sorted``: the keys are non-decreasing (a hint for the scatter kernel)."""
 
     def __init__(self, xp, A, sparse_axes):
         s = A.sparse_ndim
@@ -69,7 +64,6 @@ class _Groups:
         self.n_red = math.prod(A.shape[d] for d in sparse_axes)
         self.index_dtype = A._indices.dtype
         self.sorted = self.kept == [0]  # the first index row of a row-major COO
-        self.offsets, self.by_plain = None, False
         self.identity = not sparse_axes  # each specified element is its own group
         if self.identity:
             self.keys = None
@@ -84,61 +78,75 @@ class _Groups:
                 raise NotImplementedError("reductions over sparse shapes with more than 2**63 positions")
         self.nkeys = math.prod(self.kept_shape)
 
-    @classmethod
-    def compressed(cls, xp, A, sparse_axes):
-        """Groups of an unbatched, unblocked CSR/CSC reduced over ``sparse_axes`` (not empty)."""
-        self = cls.__new__(cls)
-        self.kept = [d for d in (0, 1) if d not in sparse_axes]
-        self.kept_shape = tuple(A.shape[d] for d in self.kept)
-        self.n_red = math.prod(A.shape[d] for d in sparse_axes)
-        self.index_dtype = A._cidx.dtype
-        self.identity = False
-        self.nkeys = math.prod(self.kept_shape)
-        self.offsets, self.sorted, self.by_plain, self._compressed = None, False, False, A
-        if not self.kept:
-            self.keys, self.sorted = xp.zeros((A.nse,), dtype=xp.int64), True
-        elif self.kept == [A._major]:  # the plain axis reduced: runs between the pointers
-            self.keys, self.offsets = None, A._cidx
-        else:  # the compressed axis reduced: the plain indices are the keys
-            self.keys, self.by_plain = A._pidx, True
-        return self
-
     def entry_keys(self, xp):
-        """Every specified element's group key (formed from the pointers when there are no keys)."""
-        if self.keys is None:
-            self.keys = _dispatch.call("expand_offsets", "csr", xp, self.offsets, self.offsets.dtype, work=self.offsets.shape[0])
+        """Every specified element's group key."""
         return self.keys
 
     def reduce(self, xp, rows, op):
         """(present keys or None, per-group (G, m) result, counts (G,)) for ``rows`` (nse, m)."""
         if self.identity:
             return None, rows, xp.ones((rows.shape[0],), dtype=xp.int64)
-        if self.offsets is not None:
-            return _dispatch.call("group_reduce", "csr", xp, self.offsets, rows, op, work=rows.shape[0])
-        if self.by_plain:
-            return self._reduce_by_plain(xp, rows, op)
         return _dispatch.call("group_reduce", "coo", xp, self.keys, rows, self.nkeys, op, work=rows.shape[0])
 
-    def _reduce_by_plain(self, xp, rows, op):
-        """Groups keyed by the plain indices of a CSR/CSC (its compressed axis reduced). A sum is one
-        scatter of the rows with a column of ones beside them (the counts come with the sums, at
-        the cost of one wider accumulator row); anything else moves the rows into the transposed
-        pattern (the counting-sort transpose of CSR -> CSC) and reduces its runs, each left to
-        right in the original order (as the keyed kernels' sorted path)."""
-        n, m = rows.shape
-        if op == "sum" and not xp.isdtype(rows.dtype, "bool"):
-            both = xp.concat([rows, xp.ones((n, 1), dtype=rows.dtype)], axis=1)
-            dense = _dispatch.call("scatter_sum", "coo", xp, self.keys, both, self.nkeys, False, work=n)
-            ones = dense[:, m]
-            counts = xp.astype(xp.real(ones) if xp.isdtype(ones.dtype, "complex floating") else ones, xp.int64)
-            present = xp.nonzero(counts)[0]
-            return present, xp.take(dense[:, :m], present, axis=0), xp.take(counts, present)
-        A = self._compressed
-        nmajor, nminor = A._grid
-        t_off, _, t_rows = _dispatch.call(
-            "transpose_compressed", "csr", xp, A._cidx, A._pidx, rows, 1, nmajor, nminor, xp.int64, work=n
-        )  # fmt: skip
-        return _dispatch.call("group_reduce", "csr", xp, t_off, t_rows, op, work=n)
+
+class _CooSource:
+    """What a reduction over ``axes`` of the COO ``A`` reads: ``values`` ``(nse, *dense)``, the fill
+    broadcast to the dense shape, the reduced dense axes (``local_reduced``) and the groups."""
+
+    def __init__(self, xp, A, axes):
+        A._check_contents()
+        self.A = A
+        s = A.sparse_ndim
+        self.sparse_axes = [a for a in axes if a < s]
+        self.dense_axes = [a - s for a in axes if a >= s]
+        self.local_shape = A.dense_shape
+        self.local_reduced = self.dense_axes
+        self.values = A._values
+        self.fill = xp.broadcast_to(A._fill, A.dense_shape)
+        self.groups = _Groups(xp, A, self.sparse_axes)
+
+    def output(self, xp, keys, result, empty_result, keepdims):
+        from ._coo import COO
+
+        A, groups, sparse_axes, dense_axes = self.A, self.groups, self.sparse_axes, self.dense_axes
+        s = A.sparse_ndim
+        dense_shape = A.dense_shape
+        out_dense = tuple(
+            1 if d in dense_axes else n for d, n in enumerate(dense_shape) if keepdims or d not in dense_axes
+        )
+        if not groups.kept and sparse_axes:
+            dense = result if result.shape[0] else empty_result
+            if keepdims:
+                # every sparse dim is now size 1 and holds one value per dense part: a sparse array
+                # with no specified element whose (dense-part) fill is that value (RFC point 5)
+                fill_out = xp.reshape(dense, out_dense)
+                indices = xp.zeros((s, 0), dtype=groups.index_dtype)
+                values_out = xp.zeros((0, *out_dense), dtype=fill_out.dtype)
+                return COO._from_parts(xp, indices, values_out, (1,) * s + out_dense, fill_out, coalesced=True)
+            return xp.reshape(dense, out_dense)
+        nu = result.shape[0]
+        if groups.identity:
+            indices = A._indices
+            out_sparse = A.sparse_shape
+        else:
+            kept_idx = unravel(xp, keys, groups.kept_shape, groups.index_dtype)
+            if keepdims:
+                rows, it = [], 0
+                for d in range(s):
+                    if d in sparse_axes:
+                        rows.append(xp.zeros((1, nu), dtype=groups.index_dtype))
+                    else:
+                        rows.append(kept_idx[it : it + 1, :])
+                        it += 1
+                indices = xp.concat(rows, axis=0) if rows else kept_idx
+                out_sparse = tuple(1 if d in sparse_axes else A.shape[d] for d in range(s))
+            else:
+                indices = kept_idx
+                out_sparse = groups.kept_shape
+        values_out = xp.reshape(result, (nu, *out_dense))
+        fill_out = xp.reshape(empty_result, out_dense)
+        coalesced = A._coalesced if groups.identity else True  # identity groups keep A's (maybe duplicate) positions
+        return COO._from_parts(xp, indices, values_out, out_sparse + out_dense, fill_out, coalesced=coalesced)
 
 
 def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
@@ -153,55 +161,55 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
         return getattr(xp, kind)(x, **kw)
     xp = x._xp
     axes = _normalize_axis(axis, x.ndim, who)
-    direct = _compressed_route(x, axes)
-    A = x if x.layout == "coo" or direct else x.to_layout("coo")
     given = None
     if dtype is not None:
         from ._dtypes import resolve_dtype
 
         given = resolve_dtype(xp, dtype)
-    out_dt = _result_dtype(xp, kind, A.dtype, given)
-    compute_dt = out_dt if kind not in ("any", "all", "max", "min") else A.dtype
-    if kind in ("var", "std") and xp.isdtype(A.dtype, "complex floating"):
-        compute_dt = A.dtype  # deviations are complex; only |dev|**2 (and so the result) is real
-    zero_fill = fill_is_zero(xp, A._fill)
-    if not direct and not (kind == "sum" and zero_fill and compute_dt == A.dtype and A.dtype != xp.bool):
-        # counts of unspecified positions need unique positions; so does a sum whose cast is
-        # not linear (bool duplicates or together, a cast to int truncates the summed element)
-        A = A.coalesce()
-    A._check_contents()
-    s = A.sparse_ndim
-    sparse_axes = [a for a in axes if a < s]
-    dense_axes = [a - s for a in axes if a >= s]
-    dense_shape = A.dense_shape
-    kept_dense = [d for d in range(len(dense_shape)) if d not in dense_axes]
-    kept_dense_shape = tuple(dense_shape[d] for d in kept_dense)
-    rd = math.prod(dense_shape[d] for d in dense_axes)
-    m = math.prod(kept_dense_shape)
-    groups = _Groups.compressed(xp, A, sparse_axes) if direct else _Groups(xp, A, sparse_axes)
+    out_dt = _result_dtype(xp, kind, x.dtype, given)
+    compute_dt = out_dt if kind not in ("any", "all", "max", "min") else x.dtype
+    if kind in ("var", "std") and xp.isdtype(x.dtype, "complex floating"):
+        compute_dt = x.dtype  # deviations are complex; only |dev|**2 (and so the result) is real
+    zero_fill = fill_is_zero(xp, x._fill)
+    if x.layout == "coo":
+        A = x
+        if not (kind == "sum" and zero_fill and compute_dt == A.dtype and A.dtype != xp.bool):
+            # counts of unspecified positions need unique positions; so does a sum whose cast is
+            # not linear (bool duplicates or together, a cast to int truncates the summed element)
+            A = A.coalesce()
+        src = _CooSource(xp, A, axes)
+    else:  # compressed entries are unique by construction: no coalescing, no COO on the way
+        from ._reductions_compressed import CompressedSource
+
+        src = CompressedSource(xp, x, axes)
+    groups = src.groups
+    local_shape = src.local_shape
+    reduced = src.local_reduced
+    kept_local = [d for d in range(len(local_shape)) if d not in reduced]
+    rd = math.prod(local_shape[d] for d in reduced)
+    m = math.prod(local_shape[d] for d in kept_local)
     total = groups.n_red * rd
     if kind in ("max", "min") and total == 0:
-        raise ValueError(f"{who}: zero-size reduction along axis {axis!r} of shape {A.shape} has no identity")
+        raise ValueError(f"{who}: zero-size reduction along axis {axis!r} of shape {x.shape} has no identity")
 
-    values = A._values
-    fill = xp.broadcast_to(A._fill, dense_shape)
+    values, fill = src.values, src.fill
     if kind in ("any", "all"):
         if values.dtype != xp.bool:  # strict namespaces do not compare bool arrays with 0
             values, fill = values != 0, fill != 0
     elif values.dtype != compute_dt:
         values, fill = xp.astype(values, compute_dt), xp.astype(fill, compute_dt)
-    perm_v = [0] + [1 + d for d in kept_dense] + [1 + d for d in dense_axes]
-    perm_f = kept_dense + dense_axes
-    vals = xp.reshape(xp.permute_dims(values, tuple(perm_v)), (A.nse, m, rd))
+    n = values.shape[0]
+    perm_v = [0] + [1 + d for d in kept_local] + [1 + d for d in reduced]
+    perm_f = kept_local + reduced
+    vals = xp.reshape(xp.permute_dims(values, tuple(perm_v)), (n, m, rd))
     fills = xp.reshape(xp.permute_dims(fill, tuple(perm_f)) if perm_f else fill, (1, m, rd))
 
-    if kind == "sum" and zero_fill and rd == 1 and groups.keys is not None and groups.kept and groups.nkeys <= 4 * A.nse + 65536:
+    if kind == "sum" and zero_fill and rd == 1 and groups.keys is not None and groups.kept and groups.nkeys <= 4 * n + 65536:
         # zero fill: no counts needed; one dense scatter-add, then keep the non-zero sums
         # keys from the first sparse dim are sorted in any row-major COO (the kernel checks,
         # and an unsorted input costs it a few steps): a streaming pass, no private accumulators
-        sorted_keys = groups.sorted
         dense = _dispatch.call(
-            "scatter_sum", "coo", xp, groups.keys, xp.reshape(vals, (A.nse, m)), groups.nkeys, sorted_keys, work=A.nse
+            "scatter_sum", "coo", xp, groups.keys, xp.reshape(vals, (n, m)), groups.nkeys, groups.sorted, work=n
         )
         nonzero = dense[:, 0] != 0 if m == 1 else xp.any(dense != 0, axis=1)
         keys = xp.nonzero(nonzero)[0]
@@ -212,50 +220,7 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
 
     if kind in ("mean", "var", "std", "sum", "prod") and result.dtype != out_dt:
         result, empty_result = xp.astype(result, out_dt), xp.astype(empty_result, out_dt)
-    out_dense = tuple(1 if d in dense_axes else dense_shape[d] for d in range(len(dense_shape))) if keepdims else kept_dense_shape
-    from ._coo import COO
-
-    if not groups.kept and sparse_axes:
-        dense = result if result.shape[0] else empty_result
-        if keepdims:
-            # every sparse dim is now size 1 and holds one value per dense part: a sparse array
-            # with no specified element whose (dense-part) fill is that value (RFC point 5)
-            fill_out = xp.reshape(dense, out_dense)
-            indices = xp.zeros((s, 0), dtype=groups.index_dtype)
-            values_out = xp.zeros((0, *out_dense), dtype=fill_out.dtype)
-            return COO._from_parts(xp, indices, values_out, (1,) * s + out_dense, fill_out, coalesced=True)
-        return xp.reshape(dense, tuple(A.shape[a] for a in range(A.ndim) if a not in axes))
-
-    nu = result.shape[0]
-    if groups.identity:
-        indices = A._indices
-        out_sparse = A.sparse_shape
-    else:
-        kept_idx = unravel(xp, keys, groups.kept_shape, groups.index_dtype)
-        if keepdims:
-            rows, it = [], 0
-            for d in range(s):
-                if d in sparse_axes:
-                    rows.append(xp.zeros((1, nu), dtype=groups.index_dtype))
-                else:
-                    rows.append(kept_idx[it : it + 1, :])
-                    it += 1
-            indices = xp.concat(rows, axis=0) if rows else kept_idx
-            out_sparse = tuple(1 if d in sparse_axes else A.shape[d] for d in range(s))
-        else:
-            indices = kept_idx
-            out_sparse = groups.kept_shape
-    values_out = xp.reshape(result, (nu, *out_dense))
-    fill_out = xp.reshape(empty_result, out_dense)
-    coalesced = A._coalesced if groups.identity else True  # identity groups keep A's (maybe duplicate) positions
-    return COO._from_parts(xp, indices, values_out, out_sparse + out_dense, fill_out, coalesced=coalesced)
-
-
-def _compressed_route(x, axes) -> bool:
-    """Whether ``x`` reduces straight from its compressed components: an unbatched CSR or CSC
-    reduced over at least one of its two sparse axes (its entries are unique by construction, so
-    no coalescing either). Blocked and batched arrays take the COO form."""
-    return x.layout in ("csr", "csc") and x.batch_ndim == 0 and builtins.any(a < 2 for a in axes)
+    return src.output(xp, keys, result, empty_result, keepdims)
 
 
 def _local(xp, kind, block):
