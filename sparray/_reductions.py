@@ -212,8 +212,11 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
             "scatter_sum", "coo", xp, groups.keys, xp.reshape(vals, (n, m)), groups.nkeys, groups.sorted, work=n
         )
         nonzero = dense[:, 0] != 0 if m == 1 else xp.any(dense != 0, axis=1)
-        keys = xp.nonzero(nonzero)[0]
-        result = xp.take(dense, keys, axis=0)
+        if int(xp.count_nonzero(nonzero)) == groups.nkeys:  # no zero sum: nothing to drop (no gathers)
+            keys, result = xp.arange(groups.nkeys, dtype=xp.int64), dense
+        else:
+            keys = xp.nonzero(nonzero)[0]
+            result = xp.take(dense, keys, axis=0)
     else:
         keys, result, _ = _grouped(xp, kind, groups, vals, fills, total, correction)
     empty_result = _finish(xp, kind, *_empty_group(xp, kind, fills), xp.zeros((1, 1), dtype=xp.int64), groups.n_red, fills, total, correction)

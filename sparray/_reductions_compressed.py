@@ -205,9 +205,11 @@ class CompressedGroups:
             if red_minor and not red_major:  # runs between the pointers
                 self.offsets = self._global_offsets(xp)
             elif red_major and not red_minor:  # the plain indices (per batch) are the keys
-                self.keys, self.by_plain = self._batch_base(xp, nminor, xp.astype(self._minor(xp), xp.int64)), True
+                self.by_plain = True
                 if b == 0:
                     self.keys = X._pidx  # int32 or int64 as given: the kernels take both
+                else:
+                    self.keys = self._batch_base(xp, nminor, xp.astype(self._minor(xp), xp.int64))
             else:  # both sparse axes: one group per batch
                 self.keys, self.sorted = self._batch_base(xp, 1, None), True
             return

@@ -294,52 +294,84 @@ def _count_runs(offsets, n, splits):
     return cnt, bad
 
 
-@numba.njit(cache=True, nogil=True)
-def _reduce_run(values, a, b, op, out, k):
-    """out[k] = values[a:b] reduced left to right (a < b), one loop per op (max/min stop at a NaN)."""
+@numba.njit(inline="always")
+def _sum_run(values, a, b, j):
+    acc = values[a, j]
+    for i in range(a + 1, b):
+        acc += values[i, j]
+    return acc
+
+
+@numba.njit(inline="always")
+def _prod_run(values, a, b, j):
+    acc = values[a, j]
+    for i in range(a + 1, b):
+        acc *= values[i, j]
+    return acc
+
+
+@numba.njit(inline="always")
+def _max_run(values, a, b, j):
+    """max of column j over rows a..b-1 with _combine_impl's rules (the first NaN wins): a select per
+    element and a NaN flag, so the loop has no data-dependent branch."""
+    acc = values[a, j]
+    nan = _isnan(acc)
+    for i in range(a + 1, b):
+        v = values[i, j]
+        acc = v if _gt(v, acc) else acc
+        nan |= _isnan(v)
+    if nan:
+        for i in range(a, b):
+            if _isnan(values[i, j]):
+                return values[i, j]
+    return acc
+
+
+@numba.njit(inline="always")
+def _min_run(values, a, b, j):
+    acc = values[a, j]
+    nan = _isnan(acc)
+    for i in range(a + 1, b):
+        v = values[i, j]
+        acc = v if _gt(acc, v) else acc
+        nan |= _isnan(v)
+    if nan:
+        for i in range(a, b):
+            if _isnan(values[i, j]):
+                return values[i, j]
+    return acc
+
+
+@numba.njit(inline="always")
+def _runs_with(run, offsets, values, lo, hi, k, runs, acc, counts):
+    """The non-empty runs lo..hi-1 reduced by ``run`` (one of the four above, inlined: one tight loop
+    per op, no op test per run) into slots k, k + 1, ..."""
     m = values.shape[1]
-    for j in range(m):
-        acc = values[a, j]
-        if op == 0:
-            for i in range(a + 1, b):
-                acc += values[i, j]
-        elif op == 1:
-            for i in range(a + 1, b):
-                acc *= values[i, j]
-        else:  # max / min with _combine_impl's rules (the first NaN wins): a select per
-            # element and a NaN flag, so the loop has no data-dependent branch
-            nan = _isnan(acc)
-            if op == 2:
-                for i in range(a + 1, b):
-                    v = values[i, j]
-                    acc = v if _gt(v, acc) else acc
-                    nan |= _isnan(v)
-            else:
-                for i in range(a + 1, b):
-                    v = values[i, j]
-                    acc = v if _gt(acc, v) else acc
-                    nan |= _isnan(v)
-            if nan:
-                for i in range(a, b):
-                    if _isnan(values[i, j]):
-                        acc = values[i, j]
-                        break
-        out[k, j] = acc
+    for g in range(lo, hi):
+        a = offsets[g]
+        b = offsets[g + 1]
+        if b > a:
+            runs[k] = g
+            counts[k] = b - a
+            for j in range(m):
+                acc[k, j] = run(values, a, b, j)
+            k += 1
 
 
 @numba.njit(**_PJIT)
 def _reduce_runs(offsets, values, op, splits, first, runs, acc, counts):
-    """The non-empty runs of each chunk, in order, from slot first[c] on (pointers checked before)."""
+    """The non-empty runs of each chunk, in order, from slot first[c] on (pointers checked before),
+    each reduced left to right."""
     for c in numba.prange(splits.shape[0] - 1):
-        k = first[c]
-        for g in range(splits[c], splits[c + 1]):
-            a = offsets[g]
-            b = offsets[g + 1]
-            if b > a:
-                runs[k] = g
-                counts[k] = b - a
-                _reduce_run(values, a, b, op, acc, k)
-                k += 1
+        lo, hi, k = splits[c], splits[c + 1], first[c]
+        if op == 0:
+            _runs_with(_sum_run, offsets, values, lo, hi, k, runs, acc, counts)
+        elif op == 1:
+            _runs_with(_prod_run, offsets, values, lo, hi, k, runs, acc, counts)
+        elif op == 2:
+            _runs_with(_max_run, offsets, values, lo, hi, k, runs, acc, counts)
+        else:
+            _runs_with(_min_run, offsets, values, lo, hi, k, runs, acc, counts)
 
 
 def group_reduce_rows(offsets, values, op):
