@@ -295,6 +295,8 @@ def _sparse_sparse(name, annihilating, A, B):
     A, B = broadcast_to(A, shape), broadcast_to(B, shape)
     A, B = _align_sparse_ndim(A, B)
     A, B = A.coalesce(), B.coalesce()
+    if _same_positions(xp, (A._indices,), (B._indices,)):  # one pattern: values meet position for position
+        return _values_only(xp, name, A, B)
     sparse_shape, dense_shape = A.sparse_shape, A.dense_shape
     plan = _Plan(name, annihilating, A, B, dense_shape)
     args = (A._indices, plan.va, plan.fa, B._indices, plan.vb, plan.fb, sparse_shape, plan.pattern, name)
@@ -319,13 +321,8 @@ def _compressed_compressed(name, annihilating, A, B):
     _check_same_namespace(A, B, name)
     A._check_contents()
     B._check_contents()
-    if _same_pattern(xp, A, B):
-        f = _fn(xp, name)
-        values = f(A._values, B._values)
-        if not is_array(values) or values.ndim != A._values.ndim:
-            values = xp.reshape(xp.asarray(values), A._values.shape)
-        out_fill = as_fill_array(xp, f(A._fill, B._fill), values.dtype)
-        return A._replace_values(values, out_fill)
+    if _same_positions(xp, (A._cidx, A._pidx), (B._cidx, B._pidx)):
+        return _values_only(xp, name, A, B)
     dense_shape = A.dense_shape
     entry_shape = (*A._block, *dense_shape) if A._blocked else dense_shape
     if A.batch_ndim == 0:
@@ -354,14 +351,33 @@ def _compressed_compressed(name, annihilating, A, B):
     return _build(type(A), parts, A.shape, out_fill, A.batch_shape, entry_shape, idt)
 
 
-def _same_pattern(xp, A, B) -> bool:
-    """Whether two compressed arrays of one layout and shape specify the same entries: the same index
-    arrays, or equal ones (pointers compared first, a cheap test that rejects most pairs)."""
-    if A._cidx is B._cidx and A._pidx is B._pidx:
+def _same_positions(xp, index_a, index_b) -> bool:
+    """Whether two operands' index arrays (a COO's ``indices``; a compressed array's pointers and
+    plain indices, in that order) specify the same positions: the same arrays, or equal ones. A
+    few evenly spaced entries are compared before the whole arrays, so two different patterns of
+    one size cost a few reads, not a pass."""
+    if all(a is b for a, b in zip(index_a, index_b)):
         return True
-    if A._pidx.shape != B._pidx.shape:
+    if any(a.shape != b.shape for a, b in zip(index_a, index_b)):
         return False
-    return bool(xp.all(A._cidx == B._cidx)) and bool(xp.all(A._pidx == B._pidx))
+    for a, b in zip(index_a, index_b):
+        n = a.shape[-1]
+        if n > 4096:
+            probe = xp.asarray([n * k // 64 for k in range(64)], dtype=xp.int64)
+            if not bool(xp.all(xp.take(a, probe, axis=a.ndim - 1) == xp.take(b, probe, axis=b.ndim - 1))):
+                return False
+    return all(bool(xp.all(a == b)) for a, b in zip(index_a, index_b))
+
+
+def _values_only(xp, name, A, B):
+    """``name(A, B)`` for two operands of one layout that specify the same positions: ``name`` of the
+    values entry for entry, the fill ``name(fill_a, fill_b)``; the result keeps A's index arrays."""
+    f = _fn(xp, name)
+    values = f(A._values, B._values)
+    if not is_array(values) or values.ndim != A._values.ndim:
+        values = xp.reshape(xp.asarray(values), A._values.shape)
+    out_fill = as_fill_array(xp, f(A._fill, B._fill), values.dtype)
+    return A._replace_values(values, out_fill)
 
 
 # ops with a fused merge-and-apply kernel (sparray.kernels.cpu.binary) for these result dtypes
