@@ -201,16 +201,19 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
     n = values.shape[0]
     perm_v = [0] + [1 + d for d in kept_local] + [1 + d for d in reduced]
     perm_f = kept_local + reduced
-    vals = xp.reshape(xp.permute_dims(values, tuple(perm_v)), (n, m, rd))
+    entries = _Entries(xp, values, perm_v, m, rd)
     fills = xp.reshape(xp.permute_dims(fill, tuple(perm_f)) if perm_f else fill, (1, m, rd))
 
-    if kind == "sum" and zero_fill and rd == 1 and groups.keys is not None and groups.kept and groups.nkeys <= 4 * n + 65536:
+    if kind == "sum" and zero_fill and rd and groups.keys is not None and groups.kept and groups.nkeys <= 4 * n + 65536:
         # zero fill: no counts needed; one dense scatter-add, then keep the non-zero sums
         # keys from the first sparse dim are sorted in any row-major COO (the kernel checks,
-        # and an unsorted input costs it a few steps): a streaming pass, no private accumulators
+        # and an unsorted input costs it a few steps): a streaming pass, no private accumulators.
+        # Reduced local axes are folded after the scatter, on nkeys rows rather than n
         dense = _dispatch.call(
-            "scatter_sum", "coo", xp, groups.keys, xp.reshape(vals, (n, m)), groups.nkeys, groups.sorted, work=n
+            "scatter_sum", "coo", xp, groups.keys, xp.reshape(values, (n, m * rd)), groups.nkeys, groups.sorted, work=n
         )
+        if rd > 1 or perm_v != sorted(perm_v):
+            dense = _local(xp, kind, entries.like(dense))
         nonzero = dense[:, 0] != 0 if m == 1 else xp.any(dense != 0, axis=1)
         if int(xp.count_nonzero(nonzero)) == groups.nkeys:  # no zero sum: nothing to drop (no gathers)
             keys, result = xp.arange(groups.nkeys, dtype=xp.int64), dense
@@ -218,7 +221,7 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
             keys = xp.nonzero(nonzero)[0]
             result = xp.take(dense, keys, axis=0)
     else:
-        keys, result, _ = _grouped(xp, kind, groups, vals, fills, total, correction)
+        keys, result, _ = _grouped(xp, kind, groups, entries, fills, total, correction)
     empty_result = _finish(xp, kind, *_empty_group(xp, kind, fills), xp.zeros((1, 1), dtype=xp.int64), groups.n_red, fills, total, correction)
 
     if kind in ("mean", "var", "std", "sum", "prod") and result.dtype != out_dt:
@@ -227,16 +230,27 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
 
 
 def _local(xp, kind, block):
-    """Reduce the last axis (the reduced dense axes) of ``block`` (..., rd)."""
-    if block.shape[-1] == 1:
+    """Reduce the last axis (the reduced dense axes, a block's reduced rows or columns) of ``block``
+    (..., rd). A short axis (up to 16) is folded slice by slice: a reduction along a length-4 last
+    axis costs NumPy about five times as much (a 1e7-element BSR 4x4 block sum: 55 -> 12 ms)."""
+    rd = block.shape[-1]
+    if rd == 1:
         return block[..., 0]  # nothing to reduce: a view, not a copy
+    boolean = block.dtype == xp.bool
     if kind in ("sum", "mean", "var", "std"):
-        return xp.sum(block, axis=-1)
-    if kind == "prod":
-        return xp.prod(block, axis=-1)
-    if kind in ("max", "any"):
-        return xp.max(block, axis=-1) if block.dtype != xp.bool else xp.any(block, axis=-1)
-    return xp.min(block, axis=-1) if block.dtype != xp.bool else xp.all(block, axis=-1)
+        fold, whole = xp.add, xp.sum
+    elif kind == "prod":
+        fold, whole = xp.multiply, xp.prod
+    elif kind in ("max", "any"):
+        fold, whole = (xp.logical_or, xp.any) if boolean else (xp.maximum, xp.max)
+    else:
+        fold, whole = (xp.logical_and, xp.all) if boolean else (xp.minimum, xp.min)
+    if rd > 16 or (boolean and kind in ("sum", "prod")):
+        return whole(block, axis=-1)
+    out = block[..., 0]
+    for t in range(1, rd):
+        out = fold(out, block[..., t])
+    return out
 
 
 _GROUP_OP = {"sum": "sum", "mean": "sum", "var": "sum", "std": "sum", "prod": "prod", "max": "max", "any": "max", "min": "min", "all": "min"}
@@ -251,9 +265,45 @@ def _empty_group(xp, kind, fills):
     return (xp.zeros((1, m), dtype=fills.dtype),)
 
 
-def _grouped(xp, kind, groups, vals, fills, total, correction):
-    rows = _local(xp, kind, vals) if vals.shape[2] else _empty_rows(xp, kind, vals)
-    keys, seg, counts = groups.reduce(xp, rows, _GROUP_OP[kind])
+class _Entries:
+    """The values of the specified elements (entries) as ``vals`` ``(n, m, rd)``: the kept local axes,
+    then the reduced ones (``values`` ``(n, *local_shape)`` permuted by ``perm``, a copy formed on
+    first use only)."""
+
+    def __init__(self, xp, values, perm, m, rd):
+        self.xp, self.values, self.perm, self.m, self.rd = xp, values, tuple(perm), m, rd
+        self._vals = None
+
+    @property
+    def vals(self):
+        if self._vals is None:
+            n = self.values.shape[0]
+            self._vals = self.xp.reshape(self.xp.permute_dims(self.values, self.perm), (n, self.m, self.rd))
+        return self._vals
+
+    def like(self, rows):
+        """Rows ``(G, *local_shape)`` flattened (e.g. per-group sums of whole entries) as ``(G, m, rd)``."""
+        xp = self.xp
+        g = rows.shape[0]
+        return xp.reshape(xp.permute_dims(xp.reshape(rows, (g, *self.values.shape[1:])), self.perm), (g, self.m, self.rd))
+
+    def group_then_fold(self, kind, groups):
+        """(keys, per-group rows (G, m), counts): each group's entries reduced whole (every local
+        position), then the local reduced axes folded on the G group rows, not the n entries (the
+        same result for the associative kinds, so not for var/std, whose deviations need the mean)."""
+        xp, values = self.xp, self.values
+        n = values.shape[0]
+        keys, seg, counts = groups.reduce(xp, xp.reshape(values, (n, self.m * self.rd)), _GROUP_OP[kind])
+        return keys, _local(xp, kind, self.like(seg)), counts
+
+
+def _grouped(xp, kind, groups, entries, fills, total, correction):
+    if entries.rd > 1 and not groups.identity and kind not in ("var", "std"):
+        keys, seg, counts = entries.group_then_fold(kind, groups)
+    else:
+        vals = entries.vals
+        rows = _local(xp, kind, vals) if vals.shape[2] else _empty_rows(xp, kind, vals)
+        keys, seg, counts = groups.reduce(xp, rows, _GROUP_OP[kind])
     counts = xp.reshape(counts, (counts.shape[0], 1))
     if kind not in ("var", "std"):
         return keys, _finish(xp, kind, seg, counts, groups.n_red, fills, total, correction, present=True), counts
@@ -264,7 +314,7 @@ def _grouped(xp, kind, groups, vals, fills, total, correction):
     else:
         gid = xp.searchsorted(keys, groups.entry_keys(xp))
         entry_mean = xp.take(mean, gid, axis=0)
-    dev = vals - xp.reshape(entry_mean, (*entry_mean.shape, 1))
+    dev = vals - xp.reshape(entry_mean, (*entry_mean.shape, 1))  # vals: set above (var/std take that path)
     sq = xp.real(dev * xp.conj(dev)) if xp.isdtype(dev.dtype, "complex floating") else dev * dev
     _, seg_dev, _ = groups.reduce(xp, xp.sum(sq, axis=-1), "sum")
     fdev = fills - xp.reshape(mean, (*mean.shape, 1))
