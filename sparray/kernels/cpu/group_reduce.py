@@ -294,19 +294,30 @@ def _count_runs(offsets, n, splits):
     return cnt, bad
 
 
+_U1 = np.uint64(1)
+
+
 @numba.njit(inline="always")
 def _sum_run(values, a, b, j):
-    acc = values[a, j]
-    for i in range(a + 1, b):
+    """Column j of rows a..b-1 (a < b, checked pointers) summed left to right. Positions are unsigned,
+    so numba adds no negative-index wraparound to each read (10-20% of the loop)."""
+    i, end = np.uint64(a), np.uint64(b)
+    acc = values[i, j]
+    i += _U1
+    while i < end:
         acc += values[i, j]
+        i += _U1
     return acc
 
 
 @numba.njit(inline="always")
 def _prod_run(values, a, b, j):
-    acc = values[a, j]
-    for i in range(a + 1, b):
+    i, end = np.uint64(a), np.uint64(b)
+    acc = values[i, j]
+    i += _U1
+    while i < end:
         acc *= values[i, j]
+        i += _U1
     return acc
 
 
@@ -314,32 +325,42 @@ def _prod_run(values, a, b, j):
 def _max_run(values, a, b, j):
     """max of column j over rows a..b-1 with _combine_impl's rules (the first NaN wins): a select per
     element and a NaN flag, so the loop has no data-dependent branch."""
-    acc = values[a, j]
+    i, end = np.uint64(a), np.uint64(b)
+    acc = values[i, j]
     nan = _isnan(acc)
-    for i in range(a + 1, b):
+    i += _U1
+    while i < end:
         v = values[i, j]
         acc = v if _gt(v, acc) else acc
         nan |= _isnan(v)
+        i += _U1
     if nan:
-        for i in range(a, b):
-            if _isnan(values[i, j]):
-                return values[i, j]
+        return _first_nan(values, a, b, j)
     return acc
 
 
 @numba.njit(inline="always")
 def _min_run(values, a, b, j):
-    acc = values[a, j]
+    i, end = np.uint64(a), np.uint64(b)
+    acc = values[i, j]
     nan = _isnan(acc)
-    for i in range(a + 1, b):
+    i += _U1
+    while i < end:
         v = values[i, j]
         acc = v if _gt(acc, v) else acc
         nan |= _isnan(v)
+        i += _U1
     if nan:
-        for i in range(a, b):
-            if _isnan(values[i, j]):
-                return values[i, j]
+        return _first_nan(values, a, b, j)
     return acc
+
+
+@numba.njit(inline="always")
+def _first_nan(values, a, b, j):
+    for i in range(a, b):
+        if _isnan(values[i, j]):
+            return values[i, j]
+    return values[a, j]
 
 
 @numba.njit(inline="always")
