@@ -48,6 +48,7 @@ from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, 
 __all__ = ["merge_apply_rows"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
+_U1 = np.uint64(1)
 _INT32_MAX = np.iinfo(np.int32).max
 
 
@@ -59,8 +60,8 @@ def _equal_in_row(ma, i, iend, mb, j, jend):
         ka, kb = ma[i], mb[j]
         while True:
             n += ka == kb
-            i += ka <= kb
-            j += kb <= ka
+            i += np.uint64(ka <= kb)
+            j += np.uint64(kb <= ka)
             if i >= iend or j >= jend:
                 break
             ka, kb = ma[i], mb[j]
@@ -141,8 +142,10 @@ def _merge_splits(pa, ma, pb, mb, nchunks):
 
 @numba.njit(inline="always")
 def _clip(ptr, row, lo, hi):
-    """Row ``row``'s entries inside ``[lo, hi)``: the part of the row a chunk merges."""
-    return max(ptr[row], lo), min(ptr[row + 1], hi)
+    """Row ``row``'s entries inside ``[lo, hi)``: the part of the row a chunk merges, as unsigned
+    positions (numba adds no negative-index wraparound to reads through them, and the merge loops
+    run at one speed whether freshly compiled or loaded from the kernel cache)."""
+    return np.uint64(max(np.int64(ptr[row]), lo)), np.uint64(min(np.int64(ptr[row + 1]), hi))
 
 
 @numba.njit(inline="always")
@@ -159,8 +162,8 @@ def _equal_in_row(ma, i, iend, mb, j, jend):
         ka, kb = ma[i], mb[j]
         while True:
             n += ka == kb
-            i += ka <= kb
-            j += kb <= ka
+            i += np.uint64(ka <= kb)
+            j += np.uint64(kb <= ka)
             if i >= iend or j >= jend:
                 break
             ka, kb = ma[i], mb[j]
@@ -190,10 +193,10 @@ def _chunk_sizes(pa, ma, pb, mb, a, b, r, union):
             while i1 < e1 and j1 < f1 and i2 < e2 and j2 < f2:
                 x1, y1, x2, y2 = ma[i1], mb[j1], ma[i2], mb[j2]
                 eq += (x1 == y1) + (x2 == y2)
-                i1 += x1 <= y1
-                j1 += y1 <= x1
-                i2 += x2 <= y2
-                j2 += y2 <= x2
+                i1 += np.uint64(x1 <= y1)
+                j1 += np.uint64(y1 <= x1)
+                i2 += np.uint64(x2 <= y2)
+                j2 += np.uint64(y2 <= x2)
             eq += _equal_in_row(ma, i1, e1, mb, j1, f1) + _equal_in_row(ma, i2, e2, mb, j2, f2)
         for k in range(first + 2 * half, last + 1):
             i1, e1 = _clip(pa, k, a0, a1)
@@ -218,8 +221,8 @@ def _union_run(ma, va, fa, mb, vb, fb, i, iend, j, jend, o, op, out_minor, out):
             out_minor[o] = ka if take_a else kb
             out[o] = _apply(op, xa if take_a else fa, xb if take_b else fb)
             o += 1
-            i += take_a
-            j += take_b
+            i += np.uint64(take_a)
+            j += np.uint64(take_b)
             if i >= iend or j >= jend:
                 break
             ka, xa = ma[i], va[i]
@@ -228,12 +231,12 @@ def _union_run(ma, va, fa, mb, vb, fb, i, iend, j, jend, o, op, out_minor, out):
         out_minor[o] = ma[i]
         out[o] = _apply(op, va[i], fb)
         o += 1
-        i += 1
+        i += _U1
     while j < jend:
         out_minor[o] = mb[j]
         out[o] = _apply(op, fa, vb[j])
         o += 1
-        j += 1
+        j += _U1
     return o
 
 
@@ -291,28 +294,28 @@ def _write_chunk(pa, ma, va, fa, pb, mb, vb, fb, a, b, r, c, nrows, keep_a, keep
             if ka == kb:
                 _put(out_minor, out_vals, o, ka, op, va, i, vb, j)
                 o += 1
-                i += 1
-                j += 1
+                i += _U1
+                j += _U1
             elif ka < kb:
                 if keep_a:
                     _put(out_minor, out_vals, o, ka, op, va, i, fb, 0)
                     o += 1
-                i += 1
+                i += _U1
             else:
                 if keep_b:
                     _put(out_minor, out_vals, o, kb, op, fa, 0, vb, j)
                     o += 1
-                j += 1
+                j += _U1
         if keep_a:
             while i < iend:
                 _put(out_minor, out_vals, o, ma[i], op, va, i, fb, 0)
                 o += 1
-                i += 1
+                i += _U1
         if keep_b:
             while j < jend:
                 _put(out_minor, out_vals, o, mb[j], op, fa, 0, vb, j)
                 o += 1
-                j += 1
+                j += _U1
         if row < r[c + 1]:
             out_ptr[row + 1] = o
     return o
