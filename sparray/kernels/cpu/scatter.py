@@ -33,6 +33,8 @@ from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, 
 __all__ = ["scatter_sum"]
 
 _AHEAD = 32  # rows between the prefetch of an accumulator slot and its add
+_UAHEAD = np.uint64(_AHEAD)
+_U1 = np.uint64(1)
 _WORKSPACE_LIMIT = 1 << 26  # bytes of private accumulators kept between calls (per Python thread)
 _LOCAL = threading.local()
 
@@ -199,26 +201,32 @@ def _scatter_scalar(keys, values, nkeys, out, scratch, ahead):
     nchunks = scratch.shape[0] + 1
     n = keys.shape[0]
     bad = np.zeros(nchunks, np.int64)
+    ukeys = np.uint64(nkeys)
     for c in numba.prange(nchunks):
         a = out if c == 0 else scratch[c - 1]
         if c > 0:
             a[:] = 0
         nb = 0
-        lo, hi = n * c // nchunks, n * (c + 1) // nchunks
-        mid = max(lo, hi - _AHEAD) if ahead else lo
-        for i in range(lo, mid):
-            prefetch_write(a, keys[i + _AHEAD], 0)  # never faults, so no test of the key ahead
-            k = keys[i]
-            if k < 0 or k >= nkeys:
+        # unsigned positions and keys: no negative-index wraparound on the reads and the adds (a
+        # negative key wraps past nkeys and is counted)
+        lo, hi = np.uint64(n * c // nchunks), np.uint64(n * (c + 1) // nchunks)
+        mid = max(lo, hi - _UAHEAD) if ahead and hi > _UAHEAD else lo
+        i = lo
+        while i < mid:
+            prefetch_write(a, keys[i + _UAHEAD], 0)  # never faults, so no test of the key ahead
+            k = np.uint64(np.int64(keys[i]))
+            if k < ukeys:
+                a[k] += values[i]
+            else:
                 nb += 1
-                continue
-            a[k] += values[i]
-        for i in range(mid, hi):
-            k = keys[i]
-            if k < 0 or k >= nkeys:
+            i += _U1
+        while i < hi:
+            k = np.uint64(np.int64(keys[i]))
+            if k < ukeys:
+                a[k] += values[i]
+            else:
                 nb += 1
-                continue
-            a[k] += values[i]
+            i += _U1
         bad[c] = nb
     for k in numba.prange(nkeys):
         s = out[k]
