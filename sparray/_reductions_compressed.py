@@ -279,9 +279,10 @@ class CompressedGroups:
     def _reduce_by_plain(self, xp, rows, op):
         """Groups keyed by the plain indices (the major axis reduced). A sum is one scatter of the
         rows with a column of ones beside them (the counts come with the sums, at the cost of one
-        wider accumulator row); anything else moves the rows into the transposed pattern (the
-        counting-sort transpose, per batch) and reduces its runs, each left to right in the
-        original order (as the keyed kernels' sorted path)."""
+        wider accumulator row); other kinds fold the rows into per-thread accumulators over the
+        keys (``group_reduce``'s dense path) when there are at most a few keys per row, else move
+        the rows into the transposed pattern (the counting-sort transpose, per batch) and reduce
+        its runs, each left to right in the original order."""
         n, m = rows.shape
         if op == "sum" and not xp.isdtype(rows.dtype, "bool"):
             both = xp.concat([rows, xp.ones((n, 1), dtype=rows.dtype)], axis=1)
@@ -290,6 +291,8 @@ class CompressedGroups:
             counts = xp.astype(xp.real(ones) if xp.isdtype(ones.dtype, "complex floating") else ones, xp.int64)
             present = xp.nonzero(counts)[0]
             return present, xp.take(dense[:, :m], present, axis=0), xp.take(counts, present)
+        if self.nkeys <= 4 * n + 65536 // max(m, 1):  # few keys: per-thread accumulators over the keys
+            return _dispatch.call("group_reduce", "coo", xp, self.keys, rows, self.nkeys, op, work=n)
         X = self.X
         nmajor, nminor = X._grid
         nbatch = math.prod(X.batch_shape)
