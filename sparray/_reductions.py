@@ -358,9 +358,9 @@ def _finish(xp, kind, seg, counts, n_red, fills, total, correction, present=Fals
     if kind == "prod":
         return seg * xp.pow(fr, xp.astype(missing, fr.dtype))
     combine = {"max": xp.maximum, "min": xp.minimum, "any": xp.logical_or, "all": xp.logical_and}[kind]
-    some_missing = missing > 0
     if present:  # every group holds a specified element: no group of fill only, fewer passes
-        return xp.where(some_missing, combine(seg, fr), seg)
+        return xp.where(counts < n_red, combine(seg, fr), seg)
+    some_missing = missing > 0
     none_specified = counts == 0
     identity = xp.full_like(fr, kind == "all") if kind in ("any", "all") else fr  # max/min: total > 0 here
     only_fill = xp.where(some_missing, fr, identity)

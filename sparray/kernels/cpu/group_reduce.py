@@ -47,6 +47,7 @@ __all__ = ["group_reduce", "group_reduce_rows", "dense_threshold"]
 
 _PJIT = dict(cache=True, nogil=True, parallel=True)
 _U1 = np.uint64(1)
+_ROWCOST = 8  # a run's fixed cost in entries, for balancing chunks of runs (R-MAT's many short rows)
 
 
 def dense_threshold(n, m):
@@ -316,7 +317,8 @@ def _dense_compact(part, cnt, pres, ukeys, acc, counts):
 @numba.njit(**_PJIT)
 def _count_runs(offsets, n, splits):
     """Per chunk of runs (splits): the non-empty runs, and 1 where a pointer pair is bad (reversed or
-    outside [0, n]); nothing is read through a pointer."""
+    outside [0, n]); nothing is read through a pointer. Branch-free counting (a power-law matrix's
+    rows are empty or not at random)."""
     nch = splits.shape[0] - 1
     cnt = np.zeros(nch, np.int64)
     bad = np.zeros(nch, np.int64)
@@ -326,10 +328,8 @@ def _count_runs(offsets, n, splits):
         for g in range(splits[c], splits[c + 1]):
             a = offsets[g]
             b = offsets[g + 1]
-            if a < 0 or b < a or b > n:
-                b_ = 1
-            elif b > a:
-                k += 1
+            b_ |= (a < 0) | (b < a) | (b > n)
+            k += b > a
         cnt[c] = k
         bad[c] = b_
     return cnt, bad
@@ -402,19 +402,26 @@ def _first_nan(values, a, b, j):
 
 
 @numba.njit(inline="always")
-def _runs_with(run, offsets, values, lo, hi, k, runs, acc, counts):
+def _runs_with(run, offsets, values, lo, hi, k0, kend, runs, acc, counts):
     """The non-empty runs lo..hi-1 reduced by ``run`` (one of the four above, inlined: one tight loop
-    per op, no op test per run) into slots k, k + 1, ..."""
-    m = values.shape[1]
+    per op, no op test per run) into slots k0..kend-1. First the slots are assigned without a
+    branch on which runs are empty (each run's index and length go to the current slot, which
+    moves on only past a non-empty run; the slot past the last is never written), then the
+    non-empty runs are reduced one slot after the other."""
+    k = k0
     for g in range(lo, hi):
         a = offsets[g]
         b = offsets[g + 1]
-        if b > a:
+        if k < kend:
             runs[k] = g
             counts[k] = b - a
-            for j in range(m):
-                acc[k, j] = run(values, a, b, j)
-            k += 1
+        k += b > a
+    m = values.shape[1]
+    for q in range(k0, kend):
+        a = offsets[runs[q]]
+        b = a + counts[q]
+        for j in range(m):
+            acc[q, j] = run(values, a, b, j)
 
 
 @numba.njit(**_PJIT)
@@ -422,15 +429,15 @@ def _reduce_runs(offsets, values, op, splits, first, runs, acc, counts):
     """The non-empty runs of each chunk, in order, from slot first[c] on (pointers checked before),
     each reduced left to right."""
     for c in numba.prange(splits.shape[0] - 1):
-        lo, hi, k = splits[c], splits[c + 1], first[c]
+        lo, hi, k, kend = splits[c], splits[c + 1], first[c], first[c + 1]
         if op == 0:
-            _runs_with(_sum_run, offsets, values, lo, hi, k, runs, acc, counts)
+            _runs_with(_sum_run, offsets, values, lo, hi, k, kend, runs, acc, counts)
         elif op == 1:
-            _runs_with(_prod_run, offsets, values, lo, hi, k, runs, acc, counts)
+            _runs_with(_prod_run, offsets, values, lo, hi, k, kend, runs, acc, counts)
         elif op == 2:
-            _runs_with(_max_run, offsets, values, lo, hi, k, runs, acc, counts)
+            _runs_with(_max_run, offsets, values, lo, hi, k, kend, runs, acc, counts)
         else:
-            _runs_with(_min_run, offsets, values, lo, hi, k, runs, acc, counts)
+            _runs_with(_min_run, offsets, values, lo, hi, k, kend, runs, acc, counts)
 
 
 def group_reduce_rows(offsets, values, op):
@@ -472,7 +479,7 @@ def group_reduce_rows(offsets, values, op):
         raise ValueError(f"group_reduce_rows: offsets must run from 0 to len(values) = {n}; got {offsets[0]} to {offsets[-1]}")
     G = offsets.shape[0] - 1
     with threads_for(n * m + G):
-        splits = row_splits(offsets, max(1, num_chunks(n + G, 1 << 14) * 4))
+        splits = row_splits(offsets, max(1, num_chunks(n + G, 1 << 14) * 4), _ROWCOST)
         cnt, bad = _count_runs(offsets, n, splits)
         if bad.any():
             g = int(np.flatnonzero(offsets[1:] < offsets[:-1])[0]) + 1
