@@ -445,15 +445,22 @@ def build_cases() -> list:
              check="coo2d",
              note="construction from (2, nse) index + value buffers plus coalesce, for every "
                   "library (pydata coalesces at construction; scipy coo_array + sum_duplicates)"),
-        Case("A + B", ("uniform", "uniform_b"), coalesced,
-             {"sparray": add, "scipy": add, "sparse": add, "torch": add},
-             check="coo2d", slow=("sparse",),
-             note="coalesced inputs, int64 indices; scipy uses csr_array + csr_array (its fast path)"),
-        Case("A + B (CSR)", ("uniform", "uniform_b"), csr_input,
-             {"sparray": add, "scipy": add, "sparse": add, "torch": add},
-             check="compressed", slow=("sparse",),
-             note="CSR + CSR with int32 indices for every library (pydata GCXS)"),
     ]
+    pairs = (("uniform", "uniform_b"), ("rmat", "rmat_t"), ("poisson", "poisson_t"))
+    for pair in pairs:
+        cases.append(Case(
+            "A + B", pair, coalesced,
+            {"sparray": add, "scipy": add, "sparse": add, "torch": add},
+            check="coo2d", slow=("sparse",),
+            note="coalesced inputs, int64 indices; scipy uses csr_array + csr_array (its fast path); "
+                 "X_t is X's transpose (poisson is symmetric: one pattern)"))
+    for pair in pairs:
+        cases.append(Case(
+            "A + B (CSR)", pair, csr_input,
+            {"sparray": add, "scipy": add, "sparse": add, "torch": add},
+            check="compressed", slow=("sparse",),
+            note="CSR + CSR with int32 indices for every library (pydata GCXS); a transpose is "
+                 "converted to CSR in setup, as a user would"))
     for mat in ("uniform", "rmat", "poisson"):
         for axis in (0, 1):
             cases.append(Case(
@@ -463,6 +470,13 @@ def build_cases() -> list:
                 check="dense1d", slow=("sparse",) if axis == 0 else (),
                 note="native result type: 1-D sparse for sparray/pydata/torch, dense "
                      "ndarray for scipy csr_array"))
+            cases.append(Case(
+                f"max(axis={axis})", mat, coalesced,
+                {"sparray": sparray_reduce("max", axis), "scipy": lambda A, axis=axis: A.max(axis=axis),
+                 "sparse": lambda A, axis=axis: A.max(axis=axis)},
+                check="dense1d", slow=("sparse",) if axis == 0 else (),
+                note="max from each library's coalesced COO (scipy: its canonical csr_array); torch has "
+                     "no max of a sparse tensor (amax is not implemented for the sparse layouts)"))
     for mat in ("uniform", "rmat", "poisson"):
         for axis in (0, 1):
             cases.append(Case(

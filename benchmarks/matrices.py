@@ -199,7 +199,8 @@ def duplicate_fraction(row, col, shape) -> float:
 # --------------------------------------------------------------------------
 # Named matrices at a given scale (scale=1 -> ~1e7 nse)
 
-MATRIX_NAMES = ("rmat", "uniform", "uniform_b", "poisson", "poisson1m", "random5e5", "block4", "dense10")
+MATRIX_NAMES = ("rmat", "rmat_t", "uniform", "uniform_b", "poisson", "poisson_t", "poisson1m", "random5e5", "block4",
+                "dense10")
 
 
 def get(name: str, scale: float = 1.0):
@@ -217,6 +218,10 @@ def get(name: str, scale: float = 1.0):
     * ``dense10``: the non-zeros of a 5000 x 5000 matrix with 10% of its
       entries non-zero (2.5e6 nse, sorted); benchmarks build the dense NumPy
       array from them with :func:`to_dense`
+    * ``<name>_t`` (``rmat_t``, ``poisson_t``): the transpose of ``<name>``
+      (rows and columns swapped, so no longer sorted): the second operand of
+      ``A + B`` rows that add a matrix and its transpose. ``poisson`` is
+      symmetric, so ``poisson_t`` holds the same entries (one pattern)
 
     ``scale`` multiplies the number of specified elements (and the matrix
     dimensions so that density stays comparable).  ``dense10`` is the
@@ -225,6 +230,9 @@ def get(name: str, scale: float = 1.0):
     scale = float(scale)
     if scale <= 0:
         raise ValueError("scale must be > 0")
+    if name.endswith("_t") and name in MATRIX_NAMES:
+        row, col, values, (n, m) = get(name[:-2], scale)
+        return col, row, values, (m, n)
     nse = max(16, int(round(10_000_000 * scale)))
     if name == "rmat":
         s = max(4, int(round(20 + math.log2(scale))))

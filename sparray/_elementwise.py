@@ -204,8 +204,9 @@ def _make_binary(name, annihilating):
         if not (s1 or s2):
             return _fn(namespace_of(x1, x2), name)(x1, x2)
         if s1 and s2:
-            if _same_compressed(x1, x2):
-                return _compressed_compressed(name, annihilating, x1, x2)
+            partner = _compressed_partner(x1, x2) if x1.layout != "coo" else None
+            if partner is not None:
+                return _compressed_compressed(name, annihilating, x1, partner)
             return match_layout(_sparse_sparse(name, annihilating, _as_coo(x1), _as_coo(x2)), x1)
         if s1:
             return _sparse_other(name, x1, x2, sparse_first=True)
@@ -305,18 +306,19 @@ def _check_same_namespace(A, B, name):
         ) from None
 
 
-def _same_compressed(A, B) -> bool:
-    """Two unbatched CSR (or two CSC) arrays of one shape and one batch/sparse/dense split: merged
-    row by row, no COO round trip (a different split goes through COO)."""
-    return (
-        A.layout == B.layout
-        and A.layout in ("csr", "csc")
-        and A.shape == B.shape
-        and A.batch_ndim == 0
-        and B.batch_ndim == 0
-        and A.dense_ndim == B.dense_ndim
-        and A._xp is B._xp
-    )
+def _compressed_partner(A, B):
+    """``B`` in ``A``'s compressed layout when the two merge entry by entry without a COO form, else
+    None: both compressed, one shape, one batch/sparse/dense split, one namespace, and one blocksize
+    for BSR/BSC. The other orientation (CSC with CSR, BSC with BSR) is transposed into ``A``'s by the
+    counting-sort transpose (binary results take the left operand's layout)."""
+    kinds = {"csr": "rows", "csc": "rows", "bsr": "blocks", "bsc": "blocks"}
+    if kinds.get(A.layout, 0) != kinds.get(B.layout, 1) or A._xp is not B._xp:
+        return None
+    if A.shape != B.shape or A.batch_ndim != B.batch_ndim or A.dense_ndim != B.dense_ndim:
+        return None
+    if A._blocked and A.blocksize != B.blocksize:
+        return None
+    return B if B.layout == A.layout else B.to_layout(A.layout)
 
 
 class _Plan:
@@ -332,20 +334,22 @@ class _Plan:
     element, which would take that fill (NumPy raises then too).
     """
 
-    def __init__(self, name, annihilating, A, B, dense_shape):
+    def __init__(self, name, annihilating, A, B, dense_shape, va=None, vb=None, entry_shape=None):
         xp = A._xp
         f = _fn(xp, name)
-        m = math.prod(dense_shape)
-        fa = xp.reshape(xp.broadcast_to(A._fill, dense_shape), (1, m))
-        fb = xp.reshape(xp.broadcast_to(B._fill, dense_shape), (1, m))
+        entry_shape = dense_shape if entry_shape is None else entry_shape  # a block's (bh, bw, *dense)
+        m = math.prod(entry_shape)
+        fa = xp.reshape(xp.broadcast_to(A._fill, entry_shape), (1, m))
+        fb = xp.reshape(xp.broadcast_to(B._fill, entry_shape), (1, m))
         try:
             self.out_fill, self.fill_error = as_fill_array(xp, f(A._fill, B._fill), None), None
         except _FILL_ERRORS as exc:
             self.out_fill, self.fill_error = xp.zeros((), dtype=xp.result_type(A.dtype, B.dtype)), exc
-        va, vb = flat_values(xp, A._values), flat_values(xp, B._values)
+        va = flat_values(xp, A._values) if va is None else va
+        vb = flat_values(xp, B._values) if vb is None else vb
         self.pattern = "union"
         if annihilating and self.fill_error is None:  # positions one side holds may all give the fill: drop them
-            out_row = xp.reshape(xp.broadcast_to(self.out_fill, dense_shape), (1, m))
+            out_row = xp.reshape(xp.broadcast_to(self.out_fill, entry_shape), (1, m))
             drop_b = _one_side_droppable(xp, f, vb, fa, out_row, other_first=True)
             drop_a = _one_side_droppable(xp, f, va, fb, out_row, other_first=False)
             self.pattern = {(True, True): "intersection", (False, True): "left", (True, False): "right"}.get(
@@ -375,6 +379,8 @@ def _sparse_sparse(name, annihilating, A, B):
     A, B = broadcast_to(A, shape), broadcast_to(B, shape)
     A, B = _align_sparse_ndim(A, B)
     A, B = A.coalesce(), B.coalesce()
+    if _same_positions(xp, (A._indices,), (B._indices,)):  # one pattern: values meet position for position
+        return _values_only(xp, name, A, B)
     sparse_shape, dense_shape = A.sparse_shape, A.dense_shape
     plan = _Plan(name, annihilating, A, B, dense_shape)
     args = (A._indices, plan.va, plan.fa, B._indices, plan.vb, plan.fb, sparse_shape, plan.pattern, name)
@@ -388,22 +394,81 @@ def _sparse_sparse(name, annihilating, A, B):
 
 
 def _compressed_compressed(name, annihilating, A, B):
-    """``name(A, B)`` for two unbatched CSR (or CSC) arrays of one shape, in that layout."""
+    """``name(A, B)`` for two compressed arrays of one layout, shape and split (batched, blocked or
+    not), in that layout: the entries (blocks) of all batches are merged row by row over global
+    pointers, with no COO form. Two identical patterns (the same index arrays, or equal ones) skip
+    the merge: the values meet entry for entry and the result keeps A's index arrays. Batches whose
+    merged counts differ are padded with fill-valued entries (the layout's equal-nse rule)."""
+    from ._compress import _build, _equalize_batches, _fill_row, _parts_of, _Parts
+
     xp = A._xp
     _check_same_namespace(A, B, name)
     A._check_contents()
     B._check_contents()
+    if _same_positions(xp, (A._cidx, A._pidx), (B._cidx, B._pidx)):
+        return _values_only(xp, name, A, B)
     dense_shape = A.dense_shape
-    plan = _Plan(name, annihilating, A, B, dense_shape)
-    nminor = A._grid[1]
-    args = (A._cidx, A._pidx, plan.va, plan.fa, B._cidx, B._pidx, plan.vb, plan.fb, nminor, plan.pattern, name)
+    entry_shape = (*A._block, *dense_shape) if A._blocked else dense_shape
+    if A.batch_ndim == 0:
+        (pa, ma, va), (pb, mb, vb) = ((X._cidx, X._pidx, flat_values(xp, X._values)) for X in (A, B))
+        nbatch = 1
+    else:
+        parts_a, parts_b = _parts_of(A), _parts_of(B)
+        (pa, ma, va), (pb, mb, vb) = ((P.offsets, P.minor, P.values) for P in (parts_a, parts_b))
+        nbatch = parts_a.nbatch
+    plan = _Plan(name, annihilating, A, B, dense_shape, va, vb, entry_shape)
+    nmajor, nminor = A._grid
+    args = (pa, ma, plan.va, plan.fa, pb, mb, plan.vb, plan.fb, nminor, plan.pattern, name)
     if plan.fused:
-        ptr, minor, flat = _dispatch.call("merge_apply", "csr", xp, *args, work=A.nse + B.nse)
+        ptr, minor, flat = _dispatch.call("merge_apply", "csr", xp, *args, work=ma.shape[0] + mb.shape[0])
     else:
         ptr, minor, flat = _merge_apply_rows_general(xp, *args)
-    values = unflat_values(xp, flat, dense_shape)
-    out_fill = as_fill_array(xp, plan.out_fill, values.dtype)
-    return plan.finish(type(A)._from_parts(xp, ptr, minor, values, A.shape, out_fill))
+    out_fill = as_fill_array(xp, plan.out_fill, flat.dtype)
+    if A.batch_ndim == 0:
+        values = xp.reshape(flat, (flat.shape[0], *entry_shape))
+        return plan.finish(type(A)._from_parts(xp, ptr, minor, values, A.shape, out_fill))
+    idt = A._cidx.dtype if A._cidx.dtype == B._cidx.dtype else xp.int64
+    parts = _Parts(xp, xp.astype(ptr, xp.int64), minor, flat, nbatch, nmajor, nminor)
+    pad = _fill_row(xp, out_fill, dense_shape, math.prod(A._block), flat.dtype)
+    parts = _equalize_batches(parts, pad, xp.int64)
+    if parts.nnz // max(nbatch, 1) > 2**31 - 1:
+        idt = xp.int64
+    return plan.finish(_build(type(A), parts, A.shape, out_fill, A.batch_shape, entry_shape, idt))
+
+
+def _same_positions(xp, index_a, index_b) -> bool:
+    """Whether two operands' index arrays (a COO's ``indices``; a compressed array's pointers and
+    plain indices, in that order) specify the same positions: the same arrays, or equal ones. A
+    few evenly spaced entries are compared before the whole arrays, so two different patterns of
+    one size cost a few reads, not a pass."""
+    if all(a is b for a, b in zip(index_a, index_b)):
+        return True
+    if any(a.shape != b.shape for a, b in zip(index_a, index_b)):
+        return False
+    for a, b in zip(index_a, index_b):
+        n = a.shape[-1]
+        if n > 4096:
+            probe = xp.asarray([n * k // 64 for k in range(64)], dtype=xp.int64)
+            if not bool(xp.all(xp.take(a, probe, axis=a.ndim - 1) == xp.take(b, probe, axis=b.ndim - 1))):
+                return False
+    return all(bool(xp.all(a == b)) for a, b in zip(index_a, index_b))
+
+
+def _values_only(xp, name, A, B):
+    """``name(A, B)`` for two operands of one layout that specify the same positions: ``name`` of the
+    values entry for entry, the fill ``name(fill_a, fill_b)``; the result keeps A's index arrays."""
+    f = _fn(xp, name)
+    values = f(A._values, B._values)
+    if not is_array(values) or values.ndim != A._values.ndim:
+        values = xp.reshape(xp.asarray(values), A._values.shape)
+    try:
+        out_fill = as_fill_array(xp, f(A._fill, B._fill), values.dtype)
+    except _FILL_ERRORS:  # a fill that cannot be computed (int ** negative fill) is an error only if used
+        result = A._replace_values(values, xp.zeros((), dtype=values.dtype))
+        if not _fill_unused(result):
+            raise
+        return result
+    return A._replace_values(values, out_fill)
 
 
 # ops with a fused merge-and-apply kernel (sparray.kernels.cpu.binary) for these result dtypes

@@ -63,7 +63,7 @@ def _coalesce_reduce(dtype, index_dtype):
     _check(sparray.sum(C, axis=1), D.sum(axis=1))
     _check(sparray.max(C, axis=0), D.max(axis=0))
     _check(sparray.max(A, axis=1), D.max(axis=1))  # a CSR's runs between pointers
-    _check(sparray.min(A, axis=0), D.min(axis=0))  # a CSR's transposed pattern
+    _check(sparray.min(A, axis=0), D.min(axis=0))  # a CSR's compressed axis: accumulators over the columns
 
 
 def _conversions(dtype, index_dtype):

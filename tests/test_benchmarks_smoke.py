@@ -184,7 +184,8 @@ def test_bench_lists_required_cases():
     p = subprocess.run([sys.executable, os.path.join(BENCH_DIR, "bench.py"), "--list"],
                        capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert p.returncode == 0, p.stderr
-    for label in ("coalesce rmat", "A + B uniform+uniform_b", "sum(axis=0) uniform",
+    for label in ("coalesce rmat", "A + B uniform+uniform_b", "A + B rmat+rmat_t", "A + B (CSR) rmat+rmat_t",
+                  "max(axis=1) rmat", "max(axis=0) (CSR) poisson", "sum(axis=0) uniform",
                   "sum(axis=1) rmat", "sum(axis=0) poisson", "first call",
                   "COO->CSR uniform", "COO->CSR rmat", "COO->CSR poisson",
                   "CSR->CSC uniform", "CSR->CSC rmat", "CSR->CSC poisson",
@@ -260,7 +261,8 @@ def test_bench_quick_compressed_rows():
     out = _quick("CSR")
     rows = [r for r in _table_rows(out) if not r[0].startswith("Sp") and r[0] != "case"]  # products: below
     reductions = [(f"{k}(axis={a}) (CSR)", m) for m in ("uniform", "rmat", "poisson") for a in (0, 1) for k in ("sum", "max")]
-    expected = [("A + B (CSR)", "uniform+uniform_b"), *reductions, ("COO->CSR", "uniform"), ("COO->CSR", "rmat"), ("COO->CSR", "poisson"),
+    pairs = [("A + B (CSR)", p) for p in ("uniform+uniform_b", "rmat+rmat_t", "poisson+poisson_t")]
+    expected = [*pairs, *reductions, ("COO->CSR", "uniform"), ("COO->CSR", "rmat"), ("COO->CSR", "poisson"),
                 ("CSR->CSC", "uniform"), ("CSR->CSC", "rmat"), ("CSR->CSC", "poisson"),
                 ("transpose CSR", "poisson"), ("dense->CSR", "dense10")]
     assert [(r[0], r[1]) for r in rows] == expected

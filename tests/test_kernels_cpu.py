@@ -675,3 +675,40 @@ def test_all_finite_other_dtypes_and_layouts():
         all_finite(np.ones((4, 4))[:, ::2])
     with pytest.raises(KernelDeclined):
         all_finite(np.ones(3, np.float16))
+
+
+def test_merge_apply_rows_cuts_long_rows_by_entries():
+    """A row holding most entries (a power-law hub) is cut into chunks of about equal work on the
+    merge path, no boundary between equal keys of A and B; the result equals the generic path in
+    every mode, with one run of chunks per thread."""
+    from sparray._elementwise import _merge_apply_rows_general
+    from sparray.kernels.cpu.binary_rows import _merge_splits
+
+    rng = np.random.default_rng(8)
+    nmajor, nminor = 40, 300_000
+
+    def operand(hub):
+        counts = rng.integers(0, 5, nmajor)
+        counts[3] = hub
+        minor = np.concatenate([np.sort(rng.choice(nminor, c, replace=False)) for c in counts])
+        ptr = np.zeros(nmajor + 1, np.int64)
+        np.cumsum(counts, out=ptr[1:])
+        return ptr, minor.astype(np.int64)
+
+    pa, ma = operand(120_000)
+    pb, mb = operand(90_000)
+    a, b, r = _merge_splits(pa.astype(np.int32), ma.astype(np.int32), pb.astype(np.int32), mb.astype(np.int32), 8)
+    work = np.diff(a) + np.diff(b)
+    assert work.sum() == len(ma) + len(mb) and work.max() <= (len(ma) + len(mb)) / 8 * 1.01 + 2
+    assert (r[1:-1] == 3).sum() >= 6  # most boundaries fall inside the hub row
+    for c in range(1, 8):  # no key of A equal to a key of B across a boundary
+        rows_a, rows_b = np.searchsorted(pa, a[c], "right") - 1, np.searchsorted(pb, b[c], "right") - 1
+        if 0 < a[c] < len(ma) and 0 < b[c] < len(mb):
+            assert (rows_a, ma[a[c]]) != (rows_b, mb[b[c] - 1]) and (rows_b, mb[b[c]]) != (rows_a, ma[a[c] - 1])
+    va, vb = rng.standard_normal((len(ma), 1)), rng.standard_normal((len(mb), 1))
+    for mode in ("union", "intersection", "left"):
+        args = (pa.astype(np.int32), ma.astype(np.int32), va, np.zeros(1), pb.astype(np.int32), mb.astype(np.int32), vb,
+                np.ones(1), nminor, mode, "subtract")
+        got, want = merge_apply_rows(*args), _merge_apply_rows_general(np, *args)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)

@@ -1,12 +1,15 @@
-"""Reductions of CSR and CSC arrays straight from their components (issue 20): every kind, over the
-compressed axis, the plain axis, both, and dense axes, with keepdims, fills 0 / 1.5 / nan / -inf
-(integer and bool fills too), empty and full rows and columns, hybrid dense dims; against NumPy on
-the dense array, through the numba kernels and the generic path; and without a COO on the way."""
+"""Reductions of CSR, CSC, BSR and BSC arrays straight from their components (issue 20): every
+kind, over the compressed axis, the plain axis, both, batch and dense axes, with keepdims, fills
+0 / 1.5 / nan / -inf (integer and bool fills too), empty and full rows and columns, hybrid dense
+dims, batches padded with fill-valued entries, blocks; against NumPy on the dense array, through
+the numba kernels and the generic path; and without a COO form of the input on the way."""
 
 import numpy as np
 import pytest
 
 import sparray
+import sparray._compress
+from sparray_testing import FILLS, LAYOUT_SHAPES, assert_matches_dense, make_sparse
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy on empty slices
 
@@ -104,3 +107,86 @@ def test_large_compressed_reductions_match_numpy():
             _check(sparray.sum(A, axis=axis), D.sum(axis=axis), "sum")
             _check(sparray.max(B, axis=axis), np.where(D != 0, D, -1.0).max(axis=axis), "max")
             _check(sparray.mean(B, axis=axis), np.where(D != 0, D, -1.0).mean(axis=axis), "mean")
+
+
+# --- batched and blocked arrays (CSR/CSC with batch dims, BSR/BSC with or without) -----------------
+def _axes_for(ndim, nonsparse):
+    """None, every single axis, the two sparse axes together, a batch axis with each sparse axis,
+    a sparse axis with a dense one, and all but the last axis (batch dims are the first
+    ``nonsparse - 2``)."""
+    b = nonsparse - 2
+    axes = [None, *range(ndim), (b, b + 1)]
+    if b:
+        axes += [(0, b), (0, b + 1), tuple(range(b))]
+    if ndim > nonsparse:
+        axes += [(b + 1, nonsparse), (b, ndim - 1)]
+    if ndim > 2:
+        axes.append(tuple(range(ndim - 1)))
+    return list(dict.fromkeys(axes))
+
+
+def _compare_all(A, D, kinds=KINDS):
+    nonsparse = A.ndim - A.dense_ndim
+    tol = 1e-5 if D.dtype in (np.float32, np.complex64) else 1e-9
+    with np.errstate(all="ignore"):
+        for i, kind in enumerate(kinds):
+            if D.dtype == np.bool_ and kind in ("mean", "var", "std"):
+                continue
+            for axis in _axes_for(D.ndim, nonsparse):
+                keepdims = bool(i % 2)
+                try:
+                    want = np.asarray(getattr(np, kind)(D, axis=axis, keepdims=keepdims))
+                except ValueError:
+                    with pytest.raises(ValueError, match="zero-size"):
+                        getattr(sparray, kind)(A, axis=axis, keepdims=keepdims)
+                    continue
+                assert_matches_dense(getattr(sparray, kind)(A, axis=axis, keepdims=keepdims), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("layout", ["csr", "csc", "bsr", "bsc"])
+@pytest.mark.parametrize("case", LAYOUT_SHAPES, ids=[str(c[0]) for c in LAYOUT_SHAPES])
+def test_batched_and_blocked_against_numpy(backend, layout, case, monkeypatch):
+    """Every kind over single axes, the sparse pair, batch + sparse, sparse + dense and all but the
+    last axis, fills 0 / 1.5 / nan / -inf (dense-part fills for hybrid shapes), short batches
+    padded with fill-valued entries, blocks holding the fill: exact against NumPy, and no COO form
+    of the input on the way (the result may be converted back to the input's layout). The numba
+    kernels see two of the fills per shape, in turn (their paths do not depend on the fill but
+    through the kernels' inputs), the generic path all four."""
+    shape, nonsparse, block = case
+    rng = np.random.default_rng(sum(shape) + len(layout))
+    k = LAYOUT_SHAPES.index(case)
+    fills = FILLS if backend == "generic" else [FILLS[k % 4], FILLS[(k + 2) % 4]]
+
+    def no_coo(X):
+        raise AssertionError("a compressed reduction went through the COO form")
+
+    for fill in fills:
+        A, D = make_sparse(rng, layout, shape, nonsparse, block, density=0.4, fill=fill, dense_fill=nonsparse < len(shape))
+        with monkeypatch.context() as mp:
+            mp.setattr(sparray._compress, "compressed_to_coo", no_coo)
+            _compare_all(A, D)
+
+
+@pytest.mark.parametrize("dtype,fill", [("int64", 3), ("bool", True), ("complex128", 1.5), ("float32", -2.0)])
+@pytest.mark.parametrize("layout", ["csr", "bsc"])
+def test_batched_and_blocked_other_dtypes(layout, dtype, fill):
+    """Integer, bool, complex and float32 values (int32 indices) on a batched hybrid array, numba kernels."""
+    rng = np.random.default_rng(5)
+    A, D = make_sparse(rng, layout, (2, 4, 6, 2), 3, (2, 3), density=0.5, fill=fill, dtype=dtype, index_dtype="int32")
+    with sparray.use_backend("numba"):
+        _compare_all(A, D)
+
+
+def test_batched_reductions_large():
+    """Past the JIT threshold with the automatic choice: runs over all batches' pointers, the
+    transposed pattern per batch, and merged batches (a batch axis reduced, both sparse axes kept)."""
+    rng = np.random.default_rng(17)
+    D = np.where(rng.random((3, 300, 200)) < 0.3, rng.random((3, 300, 200)), 0.0)
+    for layout, blocksize in (("csr", None), ("bsc", (2, 4))):
+        A = sparray.asarray(D, layout=layout, sparse_ndim=3, blocksize=blocksize)
+        for axis in (0, 1, 2, (1, 2)):
+            assert_matches_dense(sparray.sum(A, axis=axis), D.sum(axis=axis), rtol=1e-12, atol=1e-12)
+            assert_matches_dense(sparray.max(A, axis=axis), D.max(axis=axis))
+        merged = sparray.mean(A, axis=0)
+        assert merged.layout == layout
+        assert_matches_dense(merged, D.mean(axis=0), rtol=1e-12, atol=1e-12)

@@ -50,6 +50,7 @@ __all__ = [
 
 _JIT = dict(cache=True, nogil=True)
 _PJIT = dict(cache=True, nogil=True, parallel=True)
+_U1 = np.uint64(1)
 
 _INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 _UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}
@@ -211,21 +212,28 @@ def _compress(keys, nbuckets, out, nchunks):
     (so writes stay inside [0, nbuckets]).  Returns the first bad position per chunk (n: none)."""
     n = keys.shape[0]
     bad = np.full(nchunks, n, np.int64)
+    ub = np.uint64(nbuckets)
     for c in numba.prange(nchunks):
-        lo = n * c // nchunks
-        hi = n * (c + 1) // nchunks
-        prev = np.int64(-1)
-        if lo > 0:
-            prev = max(np.int64(keys[lo - 1]), np.int64(-1))
-        for i in range(lo, hi):
+        # unsigned positions and buckets: numba adds no negative-index wraparound to the reads and
+        # writes, and the loop runs at one speed whether freshly compiled or loaded from the cache
+        # (with signed ones the cached code was 15-40% slower on short regular rows)
+        lo = np.uint64(n * c // nchunks)
+        hi = np.uint64(n * (c + 1) // nchunks)
+        prev = max(np.int64(keys[lo - _U1]), np.int64(-1)) if lo > 0 else np.int64(-1)
+        i = lo
+        while i < hi:
             k = np.int64(keys[i])
             if k != prev:  # (prev is >= -1, so a negative key differs from it)
-                if k < prev or k >= nbuckets or k < 0:
+                if k < prev or np.uint64(k) >= ub:  # a negative key wraps past ub
                     bad[c] = i
                     break
-                for b in range(prev + 1, k + 1):
+                b = np.uint64(prev + 1)
+                uk = np.uint64(k)
+                while b <= uk:
                     out[b] = i
+                    b += _U1
                 prev = k
+            i += _U1
     return bad
 
 

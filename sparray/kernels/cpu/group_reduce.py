@@ -6,24 +6,25 @@ Three strategies, chosen by the wrapper:
 1. keys already non-decreasing (e.g. row indices of a CSR matrix): segmented reduction,
    no sort and no accumulator arrays;
 2. *dense*, when ``nkeys <= 4 * n + 65536 // m`` (the accumulators cost at most a few
-   times the input): each of T chunks of the input accumulates into its own
-   ``(nkeys, m)`` array and ``nkeys`` counts; the T partial results are then combined per
-   key and compressed to the keys present by the segmented reduction of :mod:`._sort`
-   (so the only extra compiled code per value dtype is the accumulation loop); T is the thread count, capped at
+   times the input): each of T chunks of the input folds its rows into its own
+   ``(nkeys, m)`` array, started at the op's identity (no test of whether a slot was seen),
+   and ``nkeys`` counts; the T partials are then combined per key in chunk order (max/min
+   keep the first NaN) over key ranges in parallel, and compressed to the keys present
+   (nothing to compress when every key is present); T is the thread count, capped at
    ``1 + 2 * n // nkeys`` so the accumulators never dwarf the input;
 3. otherwise a stable radix argsort of the keys (from :mod:`._sort`) and a segmented
    reduction through the permutation.
 
 Floating-point sums from the dense path depend (at rounding level) on the number of
-chunks, i.e. on the thread count; the other two paths reduce each group left to right in
-input order.
+chunks, i.e. on the thread count, and start from +0 (a sum of -0.0 values gives +0.0); the
+other two paths reduce each group left to right in input order.
 """
 
 import numpy as np
 import numba
 
 from .. import KernelDeclined
-from ._common import as_index, row_splits
+from ._common import as_index, prefetch_write, row_splits
 from ._sort import (
     OP_CODES,
     _as_int64_1d,
@@ -45,135 +46,13 @@ from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, 
 __all__ = ["group_reduce", "group_reduce_rows", "dense_threshold"]
 
 _PJIT = dict(cache=True, nogil=True, parallel=True)
+_U1 = np.uint64(1)
+_ROWCOST = 8  # a run's fixed cost in entries, for balancing chunks of runs (R-MAT's many short rows)
 
 
 def dense_threshold(n, m):
     """Largest ``nkeys`` for which :func:`group_reduce` uses dense accumulators."""
     return 4 * n + 65536 // max(m, 1)
-
-
-@numba.njit(cache=True, nogil=True)
-def _accumulate(keys, values, a, ct, op, nkeys, lo, hi):
-    """Fold rows lo..hi-1 into a[key] (a: (nkeys, m)), counting them in ct[key].  For
-    sum/prod ``a`` arrives holding the identity (0 / 1); for max/min a row is seeded by
-    the first value seen (ct == 0).  Keys outside [0, nkeys) are skipped and counted.
-    One tight loop per op (the op test is hoisted out of the loop)."""
-    m = values.shape[1]
-    nb = 0
-    if op == 0:
-        for i in range(lo, hi):
-            k = keys[i]
-            if k < 0 or k >= nkeys:
-                nb += 1
-                continue
-            for j in range(m):
-                a[k, j] += values[i, j]
-            ct[k] += 1
-    elif op == 1:
-        for i in range(lo, hi):
-            k = keys[i]
-            if k < 0 or k >= nkeys:
-                nb += 1
-                continue
-            for j in range(m):
-                a[k, j] *= values[i, j]
-            ct[k] += 1
-    else:
-        for i in range(lo, hi):
-            k = keys[i]
-            if k < 0 or k >= nkeys:
-                nb += 1
-                continue
-            if ct[k] == 0:
-                for j in range(m):
-                    a[k, j] = values[i, j]
-            else:
-                for j in range(m):
-                    a[k, j] = _combine_impl(op, a[k, j], values[i, j])
-            ct[k] += 1
-    return nb
-
-
-@numba.njit(**_PJIT)
-def _group_dense(keys, values, nkeys, op, nchunks, acc, cnt):
-    """Dense per-chunk accumulation: chunk c folds its rows into ``acc[c, key]`` and
-    counts them in ``cnt[c, key]`` (acc: (nchunks, nkeys, m), identity-filled for
-    sum/prod; cnt: zeros (nchunks, nkeys)).  Keys outside [0, nkeys) are skipped and
-    counted (the wrapper raises), so acc/cnt are only indexed in bounds.  Rows whose
-    count stays 0 are never read (see _dense_plan).  Returns per-chunk bad-key counts.
-
-    The only value-dtype-specific code of the dense path besides segment_reduce."""
-    n = keys.shape[0]
-    bad = np.zeros(nchunks, np.int64)
-    for c in numba.prange(nchunks):
-        bad[c] = _accumulate(
-            keys, values, acc[c], cnt[c], op, nkeys, n * c // nchunks, n * (c + 1) // nchunks
-        )
-    return bad  # summed by the caller (a .sum() here would fuse with the loop)
-
-
-@numba.njit(**_PJIT)
-def _dense_plan(cnt, nr):
-    """First pass of the plan (counts per key range, inclusive prefixes).  With
-    :func:`_dense_plan_fill`: from per-chunk counts (nchunks, nkeys), the present keys,
-    their total counts, and a segmentation (starts, perm) of the rows ``c * nkeys + key`` of the dense partials with
-    a non-zero count, grouped by key, chunks in order.  ``segment_reduce`` on it combines
-    the partials and compresses to the present keys in one go.  int64 only: compiles once.
-    ``nr``: number of key ranges worked on in parallel."""
-    nch = cnt.shape[0]
-    nkeys = cnt.shape[1]
-    pres = np.zeros(nr + 1, np.int64)
-    rows = np.zeros(nr + 1, np.int64)
-    for r in numba.prange(nr):
-        lo = nkeys * r // nr
-        hi = nkeys * (r + 1) // nr
-        npres = 0
-        nrows = 0
-        for q in range(lo, hi):
-            t = 0
-            for c in range(nch):
-                if cnt[c, q] > 0:
-                    t += 1
-            nrows += t
-            if t > 0:
-                npres += 1
-        pres[r + 1] = npres
-        rows[r + 1] = nrows
-    for r in range(nr):
-        pres[r + 1] += pres[r]
-        rows[r + 1] += rows[r]
-    return pres, rows
-
-
-@numba.njit(**_PJIT)
-def _dense_plan_fill(cnt, pres, rows, ukeys, counts, starts, perm):
-    """Second pass of the plan; same key ranges as _dense_plan, so range r writes exactly
-    ukeys/counts/starts[pres[r]:pres[r+1]] and perm[rows[r]:rows[r+1]] (the wrapper
-    sizes them from pres[-1] and rows[-1])."""
-    nch = cnt.shape[0]
-    nkeys = cnt.shape[1]
-    nr = pres.shape[0] - 1
-    nu = pres[nr]
-    starts[nu] = rows[nr]
-    for r2 in numba.prange(nr):
-        lo2 = nkeys * r2 // nr
-        hi2 = nkeys * (r2 + 1) // nr
-        o = pres[r2]
-        w = rows[r2]
-        for q2 in range(lo2, hi2):
-            tot = 0
-            w0 = w
-            for c2 in range(nch):
-                cc = cnt[c2, q2]
-                if cc > 0:
-                    tot += cc
-                    perm[w] = c2 * nkeys + q2
-                    w += 1
-            if tot > 0:
-                ukeys[o] = q2
-                counts[o] = tot
-                starts[o] = w0
-                o += 1
 
 
 def group_reduce(keys, values, nkeys, op):
@@ -245,37 +124,201 @@ def _group_reduce(keys, vv, nkeys, op, dtype):
         acc = segment_reduce(vv, starts, op, perm)
         return ukeys, acc.view(dtype), np.diff(starts)
     nch = max(1, min(num_chunks(n), 1 + 2 * n // max(nkeys, 1)))
-    # acc (nch, nkeys, m) and zeroed counts (nch, nkeys) come from NumPy (huge pages)
-    if op == "sum":
-        part = np.zeros((nch, nkeys, m), vv.dtype)
-    elif op == "prod":
-        part = np.ones((nch, nkeys, m), vv.dtype)
-    else:
-        part = np.empty((nch, nkeys, m), vv.dtype)
-    cnt = np.zeros((nch, nkeys), np.int64)
-    nbad = _group_dense(keys, vv, nkeys, OP_CODES[op], nch, part, cnt)
-    nbad = int(nbad.sum())
+    # a key's count sits beside its values in one row when the value dtype counts exactly (one
+    # cache line per row folded, not two: the counts array doubled the cost of random keys)
+    inline = vv.dtype in _COUNTING_DTYPES and n < 2**53
+    part = np.empty((nch, nkeys, m + inline), vv.dtype)  # each chunk fills its own slice (its thread's pages)
+    cnt = np.empty((nch, 0 if inline else nkeys), np.int64)
+    nbad = int(_dense_fold(keys, vv, nkeys, OP_CODES[op], part, cnt, _identity(op, vv.dtype, dtype), inline).sum())
     if nbad:
         raise ValueError(f"{nbad} keys lie outside [0, nkeys={nkeys})")
-    # starts/perm: a valid segmentation of rows of `part` that were written (count > 0)
-    pres, rows = _dense_plan(cnt, num_chunks(nkeys, 4096) * 4)
-    nu, nrows = int(pres[-1]), int(rows[-1])
+    if inline:
+        cnt = part[:, :, m].real.astype(np.int64)  # (complex counts sit in the real part)
+    nr = num_chunks(nkeys, 4096) * 4  # key ranges worked on in parallel
+    pres = _dense_merge(part, cnt, OP_CODES[op], nr, m)
+    nu = int(pres[-1])
+    if nu == nkeys and not inline:  # every key present: already compressed and in order
+        return np.arange(nkeys, dtype=np.int64), part[0].view(dtype), cnt[0]
     ukeys = np.empty(nu, np.int64)
     counts = np.empty(nu, np.int64)
-    starts = np.empty(nu + 1, np.int64)
-    perm = np.empty(nrows, np.int64)
-    _dense_plan_fill(cnt, pres, rows, ukeys, counts, starts, perm)
-    if nch == 1 and perm.shape[0] == nkeys:
-        acc = part[0]  # every key present once-per-chunk: already compressed and in order
-    else:
-        acc = segment_reduce(part.reshape(nch * nkeys, m), starts, op, perm)
+    acc = np.empty((nu, m), vv.dtype)
+    _dense_compact(part, cnt, pres, ukeys, acc, counts)
     return ukeys, acc.view(dtype), counts
+
+
+_COUNTING_DTYPES = {np.dtype(t) for t in ("float64", "int64", "uint64", "complex128")}
+
+
+def _identity(op, view_dtype, dtype):
+    """The value every dense accumulator starts from: 0 for sums, 1 for products, the lowest value
+    for max (-inf for floats, (-inf, -inf) for complex, False for bool) and the highest for min (a
+    NaN never is one: max/min take it from the data)."""
+    if op == "sum":
+        return view_dtype.type(0)
+    if op == "prod":
+        return view_dtype.type(1)
+    if dtype == np.bool_:
+        return view_dtype.type(op == "min")
+    if view_dtype.kind in "fc":
+        inf = np.inf if op == "min" else -np.inf
+        return view_dtype.type(complex(inf, inf) if view_dtype.kind == "c" else inf)
+    info = np.iinfo(view_dtype)
+    return view_dtype.type(info.max if op == "min" else info.min)
+
+
+@numba.njit(inline="always")
+def _add(acc, v):
+    return acc + v
+
+
+@numba.njit(inline="always")
+def _mul(acc, v):
+    return acc * v
+
+
+@numba.njit(inline="always")
+def _max_keep_nan(acc, v):
+    """_combine_impl's max as a select: v when acc is not NaN and v is NaN or larger (the first NaN stays)."""
+    return v if (not _isnan(acc)) and (_isnan(v) or _gt(v, acc)) else acc
+
+
+@numba.njit(inline="always")
+def _min_keep_nan(acc, v):
+    return v if (not _isnan(acc)) and (_isnan(v) or _gt(acc, v)) else acc
+
+
+_AHEAD = np.uint64(32)  # rows between the prefetch of a key's slots and its fold
+
+
+@numba.njit(inline="always")
+def _fold_with(fold, keys, values, uk, a, ct, lo, hi, inline):
+    """Rows lo..hi-1 folded into their keys' slots of ``a`` by ``fold`` (inlined: one tight loop per
+    op) and counted, in ``a[k, m]`` when ``inline`` else in ``ct``; the slots of the row 32 ahead are
+    prefetched (a prefetch never faults, so its key is not tested). Returns the number of keys
+    outside [0, uk)."""
+    m = values.shape[1]
+    nb = 0
+    i = lo
+    mid = max(lo, hi - _AHEAD) if hi > _AHEAD else lo
+    if m == 1 and inline:  # one value and its count per row: flat reads and writes, no row strides
+        af = a.reshape(a.size)
+        vf = values.reshape(values.size)
+        while i < hi:
+            if i < mid:
+                prefetch_write(a, keys[i + _AHEAD], 0)
+            k = np.uint64(keys[i])  # a negative key wraps past nkeys
+            if k < uk:
+                s = k + k
+                af[s] = fold(af[s], vf[i])
+                af[s + _U1] += 1
+            else:
+                nb += 1
+            i += _U1
+        return nb
+    while i < hi:
+        if i < mid:
+            ahead = keys[i + _AHEAD]
+            prefetch_write(a, ahead, 0)
+            if not inline:
+                prefetch_write(ct, ahead, 0)
+        k = np.uint64(keys[i])  # a negative key wraps past nkeys
+        if k < uk:
+            for j in range(m):
+                a[k, j] = fold(a[k, j], values[i, j])
+            if inline:
+                a[k, m] += 1
+            else:
+                ct[k] += 1
+        else:
+            nb += 1
+        i += _U1
+    return nb
+
+
+@numba.njit(**_PJIT)
+def _dense_fold(keys, values, nkeys, op, part, cnt, ident, inline):
+    """Chunk c fills ``part[c]`` (nkeys, m (+ 1 count column when ``inline``)) with ``ident`` and its
+    counts with 0, then folds its rows in, each into the slot of its key, left to right (one tight
+    loop per op, no branch on whether a slot was seen: the identity absorbs the first value, and
+    max/min keep the first NaN). Keys outside [0, nkeys) are skipped and counted (the wrapper
+    raises), so nothing is written out of bounds. Returns the per-chunk bad-key counts."""
+    nch = part.shape[0]
+    n = keys.shape[0]
+    m = values.shape[1]
+    uk = np.uint64(nkeys)
+    bad = np.zeros(nch, np.int64)
+    for c in numba.prange(nch):
+        a = part[c]
+        ct = cnt[c]
+        a[:] = ident
+        if inline:
+            a[:, m] = 0
+        else:
+            ct[:] = 0
+        nb = 0
+        lo = np.uint64(n * c // nch)
+        hi = np.uint64(n * (c + 1) // nch)
+        if op == 0:
+            nb = _fold_with(_add, keys, values, uk, a, ct, lo, hi, inline)
+        elif op == 1:
+            nb = _fold_with(_mul, keys, values, uk, a, ct, lo, hi, inline)
+        elif op == 2:
+            nb = _fold_with(_max_keep_nan, keys, values, uk, a, ct, lo, hi, inline)
+        else:
+            nb = _fold_with(_min_keep_nan, keys, values, uk, a, ct, lo, hi, inline)
+        bad[c] = nb
+    return bad
+
+
+@numba.njit(**_PJIT)
+def _dense_merge(part, cnt, op, nr, m):
+    """Per key range (nr of them, in parallel): the chunks' partials of each key combined into
+    ``part[0]`` (chunk order, so max/min keep the first NaN; the first ``m`` columns) and their
+    counts summed into ``cnt[0]``; returns the inclusive prefix counts of present keys per range
+    (``pres[r + 1]``)."""
+    nch, nkeys = part.shape[0], part.shape[1]
+    pres = np.zeros(nr + 1, np.int64)
+    for r in numba.prange(nr):
+        npres = 0
+        for q in range(nkeys * r // nr, nkeys * (r + 1) // nr):
+            tot = cnt[0, q]
+            for c in range(1, nch):
+                cc = cnt[c, q]
+                if cc > 0:
+                    tot += cc
+                    for j in range(m):
+                        part[0, q, j] = _combine_impl(op, part[0, q, j], part[c, q, j])
+            cnt[0, q] = tot
+            npres += tot > 0
+        pres[r + 1] = npres
+    for r in range(nr):
+        pres[r + 1] += pres[r]
+    return pres
+
+
+@numba.njit(**_PJIT)
+def _dense_compact(part, cnt, pres, ukeys, acc, counts):
+    """The present keys (count > 0) of each key range, in order, from slot pres[r] on (the same
+    ranges as :func:`_dense_merge`, so range r writes exactly ``pres[r]:pres[r + 1]``); the first
+    ``acc.shape[1]`` columns of each."""
+    nkeys, m = part.shape[1], acc.shape[1]
+    nr = pres.shape[0] - 1
+    for r in numba.prange(nr):
+        o = pres[r]
+        for q in range(nkeys * r // nr, nkeys * (r + 1) // nr):
+            if cnt[0, q] > 0:
+                ukeys[o] = q
+                counts[o] = cnt[0, q]
+                for j in range(m):
+                    acc[o, j] = part[0, q, j]
+                o += 1
 
 
 @numba.njit(**_PJIT)
 def _count_runs(offsets, n, splits):
     """Per chunk of runs (splits): the non-empty runs, and 1 where a pointer pair is bad (reversed or
-    outside [0, n]); nothing is read through a pointer."""
+    outside [0, n]); nothing is read through a pointer. Branch-free counting (a power-law matrix's
+    rows are empty or not at random)."""
     nch = splits.shape[0] - 1
     cnt = np.zeros(nch, np.int64)
     bad = np.zeros(nch, np.int64)
@@ -285,61 +328,116 @@ def _count_runs(offsets, n, splits):
         for g in range(splits[c], splits[c + 1]):
             a = offsets[g]
             b = offsets[g + 1]
-            if a < 0 or b < a or b > n:
-                b_ = 1
-            elif b > a:
-                k += 1
+            b_ |= (a < 0) | (b < a) | (b > n)
+            k += b > a
         cnt[c] = k
         bad[c] = b_
     return cnt, bad
 
 
-@numba.njit(cache=True, nogil=True)
-def _reduce_run(values, a, b, op, out, k):
-    """out[k] = values[a:b] reduced left to right (a < b), one loop per op (max/min stop at a NaN)."""
+@numba.njit(inline="always")
+def _sum_run(values, a, b, j):
+    """Column j of rows a..b-1 (a < b, checked pointers) summed left to right. Positions are unsigned,
+    so numba adds no negative-index wraparound to each read (10-20% of the loop)."""
+    i, end = np.uint64(a), np.uint64(b)
+    acc = values[i, j]
+    i += _U1
+    while i < end:
+        acc += values[i, j]
+        i += _U1
+    return acc
+
+
+@numba.njit(inline="always")
+def _prod_run(values, a, b, j):
+    i, end = np.uint64(a), np.uint64(b)
+    acc = values[i, j]
+    i += _U1
+    while i < end:
+        acc *= values[i, j]
+        i += _U1
+    return acc
+
+
+@numba.njit(inline="always")
+def _max_run(values, a, b, j):
+    """max of column j over rows a..b-1 with _combine_impl's rules (the first NaN wins): a select per
+    element and a NaN flag, so the loop has no data-dependent branch."""
+    i, end = np.uint64(a), np.uint64(b)
+    acc = values[i, j]
+    nan = _isnan(acc)
+    i += _U1
+    while i < end:
+        v = values[i, j]
+        acc = v if _gt(v, acc) else acc
+        nan |= _isnan(v)
+        i += _U1
+    if nan:
+        return _first_nan(values, a, b, j)
+    return acc
+
+
+@numba.njit(inline="always")
+def _min_run(values, a, b, j):
+    i, end = np.uint64(a), np.uint64(b)
+    acc = values[i, j]
+    nan = _isnan(acc)
+    i += _U1
+    while i < end:
+        v = values[i, j]
+        acc = v if _gt(acc, v) else acc
+        nan |= _isnan(v)
+        i += _U1
+    if nan:
+        return _first_nan(values, a, b, j)
+    return acc
+
+
+@numba.njit(inline="always")
+def _first_nan(values, a, b, j):
+    for i in range(a, b):
+        if _isnan(values[i, j]):
+            return values[i, j]
+    return values[a, j]
+
+
+@numba.njit(inline="always")
+def _runs_with(run, offsets, values, lo, hi, k0, kend, runs, acc, counts):
+    """The non-empty runs lo..hi-1 reduced by ``run`` (one of the four above, inlined: one tight loop
+    per op, no op test per run) into slots k0..kend-1. First the slots are assigned without a
+    branch on which runs are empty (each run's index and length go to the current slot, which
+    moves on only past a non-empty run; the slot past the last is never written), then the
+    non-empty runs are reduced one slot after the other."""
+    k = k0
+    for g in range(lo, hi):
+        a = offsets[g]
+        b = offsets[g + 1]
+        if k < kend:
+            runs[k] = g
+            counts[k] = b - a
+        k += b > a
     m = values.shape[1]
-    for j in range(m):
-        acc = values[a, j]
-        if op == 0:
-            for i in range(a + 1, b):
-                acc += values[i, j]
-        elif op == 1:
-            for i in range(a + 1, b):
-                acc *= values[i, j]
-        else:  # max / min with _combine_impl's rules (the first NaN wins): a select per
-            # element and a NaN flag, so the loop has no data-dependent branch
-            nan = _isnan(acc)
-            if op == 2:
-                for i in range(a + 1, b):
-                    v = values[i, j]
-                    acc = v if _gt(v, acc) else acc
-                    nan |= _isnan(v)
-            else:
-                for i in range(a + 1, b):
-                    v = values[i, j]
-                    acc = v if _gt(acc, v) else acc
-                    nan |= _isnan(v)
-            if nan:
-                for i in range(a, b):
-                    if _isnan(values[i, j]):
-                        acc = values[i, j]
-                        break
-        out[k, j] = acc
+    for q in range(k0, kend):
+        a = offsets[runs[q]]
+        b = a + counts[q]
+        for j in range(m):
+            acc[q, j] = run(values, a, b, j)
 
 
 @numba.njit(**_PJIT)
 def _reduce_runs(offsets, values, op, splits, first, runs, acc, counts):
-    """The non-empty runs of each chunk, in order, from slot first[c] on (pointers checked before)."""
+    """The non-empty runs of each chunk, in order, from slot first[c] on (pointers checked before),
+    each reduced left to right."""
     for c in numba.prange(splits.shape[0] - 1):
-        k = first[c]
-        for g in range(splits[c], splits[c + 1]):
-            a = offsets[g]
-            b = offsets[g + 1]
-            if b > a:
-                runs[k] = g
-                counts[k] = b - a
-                _reduce_run(values, a, b, op, acc, k)
-                k += 1
+        lo, hi, k, kend = splits[c], splits[c + 1], first[c], first[c + 1]
+        if op == 0:
+            _runs_with(_sum_run, offsets, values, lo, hi, k, kend, runs, acc, counts)
+        elif op == 1:
+            _runs_with(_prod_run, offsets, values, lo, hi, k, kend, runs, acc, counts)
+        elif op == 2:
+            _runs_with(_max_run, offsets, values, lo, hi, k, kend, runs, acc, counts)
+        else:
+            _runs_with(_min_run, offsets, values, lo, hi, k, kend, runs, acc, counts)
 
 
 def group_reduce_rows(offsets, values, op):
@@ -381,7 +479,7 @@ def group_reduce_rows(offsets, values, op):
         raise ValueError(f"group_reduce_rows: offsets must run from 0 to len(values) = {n}; got {offsets[0]} to {offsets[-1]}")
     G = offsets.shape[0] - 1
     with threads_for(n * m + G):
-        splits = row_splits(offsets, max(1, num_chunks(n + G, 1 << 14) * 4))
+        splits = row_splits(offsets, max(1, num_chunks(n + G, 1 << 14) * 4), _ROWCOST)
         cnt, bad = _count_runs(offsets, n, splits)
         if bad.any():
             g = int(np.flatnonzero(offsets[1:] < offsets[:-1])[0]) + 1
