@@ -64,6 +64,9 @@ class _Groups:
         self.n_red = math.prod(A.shape[d] for d in sparse_axes)
         self.index_dtype = A._indices.dtype
         self.sorted = self.kept == [0]  # the first index row of a row-major COO
+        # runs of a coalesced COO's rows: keyed by row pointers like a CSR's (no keys to sort or
+        # scan), when the pointers are not much longer than the entries
+        self._runs = self.sorted and A._coalesced is True and A.shape[0] <= 4 * A.nse + 65536
         self.identity = not sparse_axes  # each specified element is its own group
         self.by_plain = False  # (a compressed array's plain indices as keys: CompressedGroups)
         if self.identity:
@@ -87,7 +90,11 @@ class _Groups:
         """(present keys or None, per-group (G, m) result, counts (G,)) for ``rows`` (nse, m)."""
         if self.identity:
             return None, rows, xp.ones((rows.shape[0],), dtype=xp.int64)
-        return _dispatch.call("group_reduce", "coo", xp, self.keys, rows, self.nkeys, op, work=rows.shape[0])
+        n = rows.shape[0]
+        if self._runs:
+            offsets = _dispatch.call("compress_offsets", "csr", xp, self.keys, self.nkeys, xp.int64, work=n)
+            return _dispatch.call("group_reduce", "csr", xp, offsets, rows, op, work=n)
+        return _dispatch.call("group_reduce", "coo", xp, self.keys, rows, self.nkeys, op, work=n)
 
 
 class _CooSource:

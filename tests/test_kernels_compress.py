@@ -119,6 +119,22 @@ def test_compress_offsets_extremes():
     np.testing.assert_array_equal(cp.compress_offsets(keys, 700_001, np.int64), ref_compress_offsets(keys, 700_001))
 
 
+@pytest.mark.parametrize("threads", [1, 2, numba.config.NUMBA_NUM_THREADS])
+def test_compress_offsets_runs_across_chunks(threads):
+    """Chunks start where a run starts: a run longer than a chunk, runs cut at every chunk boundary,
+    and empty buckets just before a boundary and after the last key all give the reference."""
+    rng = np.random.default_rng(threads)
+    lengths = [70_000, 1, 0, 0, 90_000, 3, 0, 40_000] + list(rng.integers(0, 4, 5000))
+    keys = np.repeat(np.arange(len(lengths)), lengths)
+    old = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        for nbuckets in (len(lengths), len(lengths) + 7):
+            np.testing.assert_array_equal(cp.compress_offsets(keys, nbuckets, np.int64), ref_compress_offsets(keys, nbuckets))
+    finally:
+        numba.set_num_threads(old)
+
+
 @pytest.mark.parametrize("n", [10, 200_000])
 def test_compress_offsets_bad_keys(n):
     rng = np.random.default_rng(1)

@@ -204,35 +204,49 @@ def _scan_inplace(a, nchunks):
 # ---------------------------------------------------------------------------------------
 
 
+@numba.njit(inline="always")
+def _run_start(keys, p):
+    """The first position at or after ``p`` that starts a run of equal keys (or ``len(keys)``)."""
+    n = keys.shape[0]
+    if p == 0:
+        return p
+    while p < n and keys[p] == keys[p - 1]:
+        p += 1
+    return p
+
+
 @numba.njit(**_PJIT)
 def _compress(keys, nbuckets, out, nchunks):
-    """out[b] = first i with keys[i] >= b, for b <= keys[-1] (the tail is the wrapper's).
-    Each chunk writes the buckets (keys[i-1], keys[i]] at each position i it owns; a key that
-    is negative, >= nbuckets or smaller than its predecessor stops the chunk and is recorded
-    (so writes stay inside [0, nbuckets]).  Returns the first bad position per chunk (n: none)."""
+    """out[b] = first i with keys[i] >= b, for 1 <= b <= keys[-1] + 1 (out[0] and the tail are the
+    wrapper's). Each key stores one past its position into its bucket's end, ``out[k + 1]``, with
+    no branch on where a run ends (that branch mispredicts once per row of a uniform matrix); only
+    a key that skips buckets (empty rows) takes a branch, which writes the skipped ones. Each chunk
+    starts where a run starts, so no two chunks write one bucket of a sorted input. A key that is
+    negative, >= nbuckets or smaller than its predecessor stops the chunk before it is used as an
+    address and is recorded. Returns the first bad position per chunk (n: none)."""
     n = keys.shape[0]
     bad = np.full(nchunks, n, np.int64)
     ub = np.uint64(nbuckets)
     for c in numba.prange(nchunks):
         # unsigned positions and buckets: numba adds no negative-index wraparound to the reads and
         # writes, and the loop runs at one speed whether freshly compiled or loaded from the cache
-        # (with signed ones the cached code was 15-40% slower on short regular rows)
-        lo = np.uint64(n * c // nchunks)
-        hi = np.uint64(n * (c + 1) // nchunks)
+        lo = np.uint64(_run_start(keys, n * c // nchunks))
+        hi = np.uint64(_run_start(keys, n * (c + 1) // nchunks))
         prev = max(np.int64(keys[lo - _U1]), np.int64(-1)) if lo > 0 else np.int64(-1)
         i = lo
         while i < hi:
             k = np.int64(keys[i])
-            if k != prev:  # (prev is >= -1, so a negative key differs from it)
-                if k < prev or np.uint64(k) >= ub:  # a negative key wraps past ub
-                    bad[c] = i
-                    break
-                b = np.uint64(prev + 1)
+            if k < prev or np.uint64(k) >= ub:  # never taken on valid input
+                bad[c] = i
+                break
+            if k > prev + 1:  # empty buckets prev + 2 .. k start (and end) here
+                b = np.uint64(prev + 2)
                 uk = np.uint64(k)
                 while b <= uk:
                     out[b] = i
                     b += _U1
-                prev = k
+            out[np.uint64(k) + _U1] = i + _U1
+            prev = k
             i += _U1
     return bad
 
@@ -251,8 +265,8 @@ def compress_offsets(keys, nbuckets, index_dtype):
     offsets : index_dtype[nbuckets + 1] with offsets[k] = number of keys < k, so
         offsets[0] = 0, offsets[-1] = n and keys[offsets[k]:offsets[k + 1]] all equal k.
 
-    One parallel pass over chunks of keys.  Raises ValueError naming the first position whose
-    key is out of range or smaller than its predecessor (nothing is written out of bounds).
+    One parallel pass over chunks of keys, a store per key.  Raises ValueError naming the first position whose key is out of range or smaller
+    than its predecessor (nothing is written out of bounds).
 
     >>> compress_offsets(np.array([1, 1, 3]), 5, np.int32).tolist()
     [0, 0, 2, 2, 3, 3]
@@ -266,6 +280,7 @@ def compress_offsets(keys, nbuckets, index_dtype):
     if n == 0:
         out[:] = 0
         return out
+    out[0] = 0
     with threads_for(n + nbuckets):
         nchunks = min(_threads(), max(1, n >> 12))
         bad = int(_compress(keys, nbuckets, out, nchunks).min())

@@ -121,6 +121,9 @@ def _group_reduce(keys, vv, nkeys, op, dtype):
             skeys, perm = radix_argsort(keys)
         starts = segment_starts(skeys)  # valid segmentation of [0, n) by construction
         ukeys = skeys[starts[:-1]]
+        if perm is None:  # the runs of sorted keys are rows: the tight per-op loops of group_reduce_rows
+            _, acc, counts = group_reduce_rows(starts, vv, op)
+            return ukeys, acc.view(dtype), counts
         acc = segment_reduce(vv, starts, op, perm)
         return ukeys, acc.view(dtype), np.diff(starts)
     nch = max(1, min(num_chunks(n), 1 + 2 * n // max(nkeys, 1)))
