@@ -382,6 +382,7 @@ def _max_run(values, a, b, j):
 
 @numba.njit(inline="always")
 def _min_run(values, a, b, j):
+    """min of column j over rows a..b-1: :func:`_max_run` with the comparison reversed."""
     i, end = np.uint64(a), np.uint64(b)
     acc = values[i, j]
     nan = _isnan(acc)

@@ -30,6 +30,7 @@ not be reversed before it is searched.
 import numba
 import numpy as np
 
+from .._slice_args import slice_minor_args
 from ._common import as_index, row_splits
 from ._sort import threads_for
 from .compress import _bits, _check_dtype, _move, _scan_inplace
@@ -214,15 +215,8 @@ def slice_minor(offsets, minor, values, start, stop):
     minor = as_index(minor, "minor")
     values = np.ascontiguousarray(values)
     _check_dtype(values.dtype, "values")
-    start, stop = int(start), int(stop)
-    if not 0 <= start <= stop:
-        raise ValueError(f"slice_minor: the range must satisfy 0 <= start <= stop; got {start}:{stop}")
     nnz = minor.shape[0]
-    if values.shape[:1] != (nnz,):
-        raise ValueError(f"slice_minor: values must have len(minor) = {nnz} rows, got shape {values.shape}")
-    nmajor = offsets.shape[0] - 1
-    if nmajor < 0:
-        raise ValueError("slice_minor: offsets must have at least one element")
+    start, stop, nmajor = slice_minor_args(start, stop, nnz, values.shape, offsets.shape[0])
     # every row's range is checked to lie forward inside the entries, so the pointers grow and
     # every count and position fits the pointers' own dtype (no int64 pass over the rows)
     out_offsets = np.zeros(nmajor + 1, offsets.dtype)

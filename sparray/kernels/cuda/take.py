@@ -33,6 +33,7 @@ from ._arrays import index_array
 from ._build import INDEX_TYPES, VALUE_DTYPES, index_type, word_type
 from ._driver import driver_for
 from ._words import WORD_SIZES, value_words
+from .._slice_args import slice_minor_args
 
 __all__ = ["take_major", "slice_minor"]
 
@@ -120,15 +121,8 @@ def slice_minor(offsets, minor, values, start, stop):
             f"values has dtype {values.dtype}, which the CUDA kernels do not support (supported: bool, "
             "(u)int8..64, float32/64, complex64/128); cast first or use the generic implementation"
         )
-    start, stop = int(start), int(stop)
-    if not 0 <= start <= stop:
-        raise ValueError(f"slice_minor: the range must satisfy 0 <= start <= stop; got {start}:{stop}")
     nnz = minor.shape[0]
-    if values.shape[:1] != (nnz,):
-        raise ValueError(f"slice_minor: values must have len(minor) = {nnz} rows, got shape {values.shape}")
-    nmajor = offsets.shape[0] - 1
-    if nmajor < 0:
-        raise ValueError("slice_minor: offsets must have at least one element")
+    start, stop, nmajor = slice_minor_args(start, stop, nnz, values.shape, offsets.shape[0])
     lengths = xp.zeros(nmajor + 1, offsets.dtype)  # counts and positions fit: checked rows lie forward
     firsts = xp.zeros(max(nmajor, 1), offsets.dtype)
     if nmajor:
