@@ -135,6 +135,40 @@ def test_compress_offsets_runs_across_chunks(threads):
         numba.set_num_threads(old)
 
 
+@pytest.mark.parametrize("fill_gaps", [False, True])
+@pytest.mark.parametrize("threads", [1, 2, numba.config.NUMBA_NUM_THREADS])
+def test_compress_offsets_both_ways_of_writing_empty_buckets(fill_gaps, threads, monkeypatch):
+    """The store loop with a branch per gap and the gap-filling pass give the same pointers: empty
+    buckets at the start, between runs, at chunk boundaries and after the last key, runs longer
+    than a chunk; bad keys are still reported at their position."""
+    monkeypatch.setattr(cp, "_gappy", lambda keys: fill_gaps)
+    rng = np.random.default_rng(threads)
+    lengths = [0, 0, 70_000, 0, 1, 0, 0, 90_000, 3, 0, 40_000] + list(rng.integers(0, 3, 20_000) * rng.integers(0, 2, 20_000))
+    keys = np.repeat(np.arange(len(lengths)), lengths)
+    old = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        for kdt, idt in [(np.int64, np.int64), (np.int32, np.int32)]:
+            for nbuckets in (len(lengths), len(lengths) + 9):
+                got = cp.compress_offsets(keys.astype(kdt), nbuckets, idt)
+                np.testing.assert_array_equal(got, ref_compress_offsets(keys, nbuckets))
+        bad = keys.copy()
+        bad[len(keys) // 2] = -1
+        with pytest.raises(ValueError, match=rf"keys\[{len(keys) // 2}\] = -1 is outside"):
+            cp.compress_offsets(bad, len(lengths), np.int64)
+    finally:
+        numba.set_num_threads(old)
+
+
+def test_gappy_tells_power_law_rows_from_full_rows():
+    rng = np.random.default_rng(0)
+    full = np.sort(rng.integers(0, 100_000, 1_000_000))  # ten per bucket: no empty ones
+    sparse_rows = np.sort(rng.integers(0, 1_000_000, 300_000))  # most buckets empty
+    assert not cp._gappy(full)
+    assert cp._gappy(sparse_rows)
+    assert not cp._gappy(np.zeros(10, np.int64)) and not cp._gappy(np.array([3]))
+
+
 @pytest.mark.parametrize("n", [10, 200_000])
 def test_compress_offsets_bad_keys(n):
     rng = np.random.default_rng(1)
