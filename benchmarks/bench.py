@@ -1021,6 +1021,14 @@ def main(argv=None) -> int:
         gc.collect()
         reference: dict = {}
         cells = {}
+        triad_here = None
+        if case.bytes is not None:
+            # the triad right before the row it divides: on a shared host the bandwidth on offer
+            # moves by 1.5x within minutes, and a triad from the start or end of the run mixes
+            # two machine states into one fraction
+            from cases_linalg import triad_bandwidth
+
+            triad_here = triad_bandwidth(args.threads)
         # scipy first so that it is the reference for the result check
         for libname in ("scipy", "sparray", "sparse", "torch"):
             if args.skip_slow and libname in case.slow:
@@ -1028,7 +1036,7 @@ def main(argv=None) -> int:
                 continue
             cells[libname] = run_cell(case, libname, mats, args.repeat, args.cap, cache, reference)
         if case.bytes is not None:
-            moved[(case.name, case.matrices)] = case.bytes(*mats)
+            moved[(case.name, case.matrices)] = (case.bytes(*mats), triad_here)
         nse = "+".join(fmt_nse(len(m[0])) for m in mats)
         row = [case.name, "+".join(case.matrices), nse, cell_text(cells["sparray"], "sparray", case, notes)]
         for p in PEERS:
@@ -1036,6 +1044,8 @@ def main(argv=None) -> int:
         rows.append(row)
         results.append({"case": case.name, "matrix": case.matrices, "nse": [len(m[0]) for m in mats],
                         "cells": {k: vars(v) for k, v in cells.items()}})
+        if triad_here is not None:
+            results[-1]["triad_bytes_per_s"] = triad_here
         print(f"  done: {case.label} ({time.perf_counter() - t_start:.0f} s elapsed)", flush=True)
         store.drop({m for m, j in last_use.items() if j > i})
     cache.clear()
@@ -1054,12 +1064,14 @@ def main(argv=None) -> int:
         print_table(header, rows)
 
     if moved:
-        from cases_linalg import bandwidth_rows, triad_bandwidth
+        from cases_linalg import bandwidth_rows
 
-        triad = triad_bandwidth(args.threads)
+        triads = [t for _, t in moved.values()]
+        triad = statistics.median(triads)
         print(f"\n## Memory bandwidth (bytes a perfect kernel moves / time; in parentheses the fraction "
-              f"of the STREAM triad measured now with numba on {args.threads} threads: {triad / 1e9:.1f} GB/s)\n")
-        print_table(["case", "matrix", "bytes"] + list(LIBS), bandwidth_rows(results, moved, triad))
+              f"of the STREAM triad, numba on {args.threads} threads, measured right before the row: "
+              f"{min(triads) / 1e9:.1f}-{max(triads) / 1e9:.1f} GB/s over the rows)\n")
+        print_table(["case", "matrix", "bytes", "triad"] + list(LIBS), bandwidth_rows(results, moved))
 
     traced = [(r["case"] + " " + "+".join(r["matrix"]), r["cells"]["sparray"]["backends"])
               for r in results if r["cells"]["sparray"].get("backends")]

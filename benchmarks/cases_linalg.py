@@ -6,7 +6,9 @@ its fast SpMV path), pydata's GCXS (its CSR), and BSR 4x4 blocks where the libra
 
 SpMV rows also report a memory-bandwidth figure: the bytes a perfect kernel must move (values and
 column indices once, row pointers once, x once, y written once) over the time, as a fraction of
-the machine's STREAM triad bandwidth measured at the start of the run (``triad_bandwidth``).
+the machine's STREAM triad bandwidth measured right before the row (``triad_bandwidth``). A
+timed SpMV run repeats the call back to back up to about 20 ms (the time is per call), as the
+triad's own timed runs last about 15 ms.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ import time
 import numpy as np
 
 SPMM_COLUMNS = 32
+# SpMV calls per timed run, at most (about 20 ms per run): a 5 ms call timed alone moved by 1.5x
+# between runs on a shared virtual machine, which the bandwidth fraction reads as the kernel's
+SPMV_CALLS = 16
 
 
 class _Bench:
@@ -158,7 +163,8 @@ def linalg_cases(Case, lib, not_available):
         cases.append(Case(
             "SpMV CSR", mat, _with_dense(_csr, None),
             {"sparray": matvec, "scipy": matvec, "sparse": matvec, "torch": matvec},
-            check="dense1d", bytes=spmv_bytes, note=f"A @ x, {note_x}"))
+            check="dense1d", bytes=spmv_bytes, number=SPMV_CALLS,
+            note=f"A @ x, {note_x}; a timed run repeats the call to about 20 ms"))
     for mat in ("poisson", "block4", "uniform", "rmat"):
         cases.append(Case(
             "SpMM CSR x32", mat, _with_dense(_csr, SPMM_COLUMNS),
@@ -167,8 +173,9 @@ def linalg_cases(Case, lib, not_available):
     cases.append(Case(
         "SpMV BSR4", "block4", _with_dense(_bsr, None),
         {"sparray": matvec, "scipy": matvec, "torch": matvec},
-        check="dense1d", bytes=bsr_spmv_bytes,
-        note="A @ x with 4x4 blocks: sparray BSR, scipy bsr_array, torch sparse_bsr (int32 indices)"))
+        check="dense1d", bytes=bsr_spmv_bytes, number=SPMV_CALLS,
+        note="A @ x with 4x4 blocks: sparray BSR, scipy bsr_array, torch sparse_bsr (int32 indices); a timed "
+             "run repeats the call to about 20 ms"))
     cases.append(Case(
         "SpMM BSR4 x32", "block4", _with_dense(_bsr, SPMM_COLUMNS),
         {"sparray": matvec, "scipy": matvec, "torch": matvec},
@@ -182,15 +189,16 @@ def linalg_cases(Case, lib, not_available):
     return cases
 
 
-def bandwidth_rows(results, store_mats_bytes: dict, triad: float) -> list:
-    """Rows (case, matrix, GB/s and fraction of triad per library) for the cases that have bytes."""
+def bandwidth_rows(results, moved: dict) -> list:
+    """Rows (case, matrix, bytes, the triad measured beside the row, GB/s and fraction of that
+    triad per library) for the cases in ``moved``: ``{(case, matrices): (bytes, triad bytes/s)}``."""
     rows = []
     for r in results:
         key = (r["case"], tuple(r["matrix"]))
-        if key not in store_mats_bytes:
+        if key not in moved:
             continue
-        nbytes = store_mats_bytes[key]
-        row = [r["case"], "+".join(r["matrix"]), f"{nbytes / 1e6:.0f} MB"]
+        nbytes, triad = moved[key]
+        row = [r["case"], "+".join(r["matrix"]), f"{nbytes / 1e6:.0f} MB", f"{triad / 1e9:.1f} GB/s"]
         for libname in ("sparray", "scipy", "sparse", "torch"):
             t = r["cells"].get(libname, {}).get("time")
             row.append("-" if not t else f"{nbytes / t / 1e9:.1f} GB/s ({nbytes / t / triad:.2f})")
