@@ -106,23 +106,18 @@ def build_matrix(scale: float):
     return A, time.perf_counter() - t
 
 
-def row_chunks(n: int, blocks: int):
-    step = math.ceil(n / blocks)
-    return (tuple(min(step, n - i) for i in range(0, n, step)), (n,))
-
-
 def dask_sparray(A, blocks):
+    """``blocks`` row blocks holding about equal numbers of entries (``from_sparray(nblocks=)``)."""
     from sparray.interop.dask import from_sparray
 
-    return from_sparray(A, chunks=row_chunks(A.shape[0], blocks)).persist()
+    return from_sparray(A, nblocks=blocks).persist()
 
 
-def dask_pydata(A, blocks):
-    """The same row blocks as pydata COO chunks (built from the CSR blocks; not timed)."""
+def dask_pydata(A, chunks):
+    """The same row blocks (``chunks``) as pydata COO chunks (built from the CSR blocks; not timed)."""
     import dask.array as da
     import sparse
 
-    chunks = row_chunks(A.shape[0], blocks)
     name = "pydata-rmat"
     graph, start = {}, 0
     for i, rows in enumerate(chunks[0]):
@@ -273,7 +268,7 @@ def main(argv=None) -> int:
         inputs["dask+sparray"] = dask_sparray(A, args.blocks)
         if not args.no_pydata:
             try:
-                inputs["dask+pydata"] = dask_pydata(A, args.blocks).persist()
+                inputs["dask+pydata"] = dask_pydata(A, inputs["dask+sparray"].chunks).persist()
             except ImportError as e:
                 notes.append(f"dask+pydata: n/a ({e})")
         for row in rows:

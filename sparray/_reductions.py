@@ -187,8 +187,11 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
             A = A.coalesce()
         src = _CooSource(xp, A, axes)
     else:  # compressed entries are unique by construction: no coalescing, no COO on the way
-        from ._reductions_compressed import CompressedSource
+        from ._reductions_compressed import CompressedSource, merges_few_major, sum_few_major
 
+        if merges_few_major(xp, x, axes, kind, compute_dt):
+            x._check_contents()
+            return sum_few_major(xp, x, keepdims)
         src = CompressedSource(xp, x, axes)
     groups = src.groups
     local_shape = src.local_shape

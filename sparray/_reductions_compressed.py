@@ -47,7 +47,47 @@ import math
 from . import _dispatch
 from ._keys import INT32_MAX, unravel
 
-__all__ = ["CompressedSource"]
+__all__ = ["CompressedSource", "merges_few_major", "sum_few_major"]
+
+# at most this many major rows are summed by pairwise merges (log2 of it passes over the entries)
+_FEW_MAJOR = 16
+
+
+def merges_few_major(xp, X, axes, kind, compute_dt):
+    """Whether ``sum(X, axis=axes)`` goes to :func:`sum_few_major`: a float or complex sum (no
+    cast) of an unbatched CSR/CSC without dense dims over its major axis alone, with 2 to
+    ``_FEW_MAJOR`` major rows that are wide for their entries (``nminor >= nse / 8``). The
+    scatter route would pay a dense accumulator of ``nminor`` slots, its scan, and a random
+    access per entry; the merges stream (the partial sums of a Dask reduction over row blocks are
+    such arrays: a few rows as wide as the matrix)."""
+    if kind != "sum" or X._blocked or X.batch_ndim or X.dense_ndim or X.layout not in ("csr", "csc"):
+        return False
+    if compute_dt != X.dtype or not xp.isdtype(X.dtype, ("real floating", "complex floating")):
+        return False
+    nmajor, nminor = X._grid
+    return tuple(axes) == (X._major,) and 2 <= nmajor <= _FEW_MAJOR and 8 * nminor >= X.nse
+
+
+def sum_few_major(xp, X, keepdims):
+    """The sum over the major axis of ``X`` (see :func:`merges_few_major`) as pairwise sums of its
+    major rows, each a view (``X[i:i + 1]``, ``X[:, j:j + 1]``): ``(r0 + r1) + (r2 + r3) ...``, so
+    every entry moves ``log2(nmajor)`` times through the merge kernels of ``+``. Exact with any
+    fill: a sum of ``k`` rows has fill ``k * fill`` and, where some row stores an element, the sum
+    of the stored ones plus the fill for each row that does not, as the reduction defines. The
+    result is ``X``'s layout with the major axis kept (``keepdims``) or a 1-D COO."""
+    from ._coo import COO
+
+    import numpy as np
+
+    rows = [X[i : i + 1] if X._major == 0 else X[:, i : i + 1] for i in range(X._grid[0])]
+    with np.errstate(invalid="ignore", over="ignore"):  # inf + -inf is nan, as the scatter route gives it, silently
+        while len(rows) > 1:
+            rows = [rows[i] + rows[i + 1] if i + 1 < len(rows) else rows[i] for i in range(0, len(rows), 2)]
+    (R,) = rows
+    if keepdims:
+        return R
+    indices = xp.reshape(R._pidx, (1, R.nse))
+    return COO._from_parts(xp, indices, R._values, (X._grid[1],), R._fill, coalesced=True)
 
 
 class CompressedSource:

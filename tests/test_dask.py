@@ -131,6 +131,47 @@ def test_from_sparray_shares_row_blocks_and_checks_its_arguments():
     assert auto.chunks[1] == (5,) and to_sparray(auto).nse == A.nse
 
 
+@pytest.mark.parametrize("layout,blocksize", [("csr", None), ("csc", None), ("coo", None), ("bsr", (2, 2)), ("bsc", (2, 2))])
+def test_from_sparray_nblocks_cuts_at_equal_entries(layout, blocksize):
+    """``nblocks`` and "auto" cut the compressed dim (rows; columns of CSC/BSC) where the blocks
+    hold about equal entries: a matrix with all its entries in its first rows gets short first
+    blocks, every block is non-empty, and the blocks join back to the matrix."""
+    n = 24
+    D = np.zeros((n, n))
+    D[:4, :] = np.arange(1.0, n + 1)  # 96 entries in the first 4 rows (columns for CSC/BSC), 24 after
+    D[np.arange(4, n), np.arange(4, n)] = 7.0
+    if layout in ("csc", "bsc"):
+        D = D.T
+    A = sparray.asarray(D, layout=layout, blocksize=blocksize)
+    dim = 1 if layout in ("csc", "bsc") else 0
+    X = from_sparray(A, nblocks=4)
+    sizes = X.chunks[dim]
+    assert len(sizes) == 4 and sum(sizes) == n and all(c > 0 for c in sizes)
+    assert X.chunks[1 - dim] == (n,)
+    assert sizes[0] < sizes[-1]  # the heavy rows come first: the first block is the shortest
+    if blocksize:
+        assert all(c % 2 == 0 for c in sizes)
+    entries = [int(np.count_nonzero(np.take(D, np.arange(a, a + c), axis=dim))) for a, c in zip(np.cumsum((0,) + sizes[:-1]), sizes)]
+    assert max(entries) <= sum(entries) / 4 + n + 1, entries  # a block is off its share by at most one row
+    np.testing.assert_array_equal(to_sparray(X).to_dense(), D)
+    assert len(from_sparray(A, nblocks=1000).chunks[dim]) == (n // 2 if blocksize else n)
+    with dask.config.set({"array.chunk-size": "256B"}):
+        auto = from_sparray(A)
+    assert len(auto.chunks[dim]) > 1 and auto.chunks[1 - dim] == (n,)
+    np.testing.assert_array_equal(to_sparray(auto).to_dense(), D)
+
+
+def test_from_sparray_nblocks_checks_its_arguments():
+    A, _ = _case("csr", 0.0, shape=(12, 5))
+    with pytest.raises(ValueError, match="give chunks or nblocks, not both"):
+        from_sparray(A, chunks=(4, 5), nblocks=2)
+    for bad in (0, -1, 2.5, True, "2"):
+        with pytest.raises(ValueError, match="nblocks must be an integer >= 1"):
+            from_sparray(A, nblocks=bad)
+    batched = sparray.asarray(np.ones((6, 3, 3)), layout="csr")  # dim 0 is a batch dim: equal sizes
+    assert from_sparray(batched, nblocks=3).chunks == ((2, 2, 2), (3,), (3,))
+
+
 def test_from_dask_dense_converts_block_by_block():
     rng = np.random.default_rng(2)
     D = rng.standard_normal((8, 6))

@@ -194,20 +194,36 @@ def _check_block_aligned(A, chunks):
             )
 
 
-def from_sparray(A, chunks="auto", *, name=None):
+def from_sparray(A, chunks="auto", *, nblocks=None, name=None):
     """A Dask array whose chunks are slices of ``A`` in ``A``'s layout (no densifying).
 
-    ``chunks`` as in ``dask.array.from_array`` (a block shape, per-dim sizes, or "auto" for about
-    Dask's ``array.chunk-size`` bytes of components per chunk, whole rows). ``A`` is cut on the
-    client: a row block of a CSR/BSR (a column block of a CSC/BSC) shares ``A``'s buffers, any
-    other block is a new array; the chunks enter the graph as data, so a distributed cluster
-    receives each chunk once. BSR/BSC chunk sizes along the sparse dims must be multiples of the
-    blocksize. The Dask array's meta carries ``A``'s layout, dtype and fill.
+    ``chunks`` as in ``dask.array.from_array`` (a block shape, per-dim sizes), or "auto": blocks
+    along the compressed dim (rows; columns of a CSC/BSC), the other dims whole, as many as it takes
+    for about Dask's ``array.chunk-size`` bytes of components each, cut where they hold about equal
+    numbers of stored entries rather than equal numbers of rows (a power-law graph keeps most of its
+    entries in a few rows: equal rows would leave one task with most of the work).
+    ``nblocks=k`` (with ``chunks`` left "auto") asks for ``k`` such blocks instead (fewer only when
+    the dim is shorter). ``A`` is cut on the client: a row block of a CSR/BSR (a column block of a
+    CSC/BSC) shares ``A``'s buffers, any other block is a new array; the chunks enter the graph as
+    data, so a distributed cluster receives each chunk once. BSR/BSC chunk sizes along the sparse
+    dims must be multiples of the blocksize. The Dask array's meta carries ``A``'s layout, dtype and
+    fill.
+
+    >>> import numpy as np, sparray
+    >>> A = sparray.asarray(np.triu(np.ones((8, 8))), layout="csr")   # rows hold 8, 7, ..., 1 entries
+    >>> from_sparray(A, nblocks=2).chunks
+    ((3, 5), (8,))
     """
     if not isinstance(A, SparseArray):
         raise TypeError(f"from_sparray: A must be a sparray array; got {type(A).__name__}")
-    if isinstance(chunks, str) and chunks == "auto":
-        chunks = _auto_chunks(A)
+    auto = isinstance(chunks, str) and chunks == "auto"
+    if nblocks is not None:
+        if not auto:
+            raise ValueError(f"from_sparray: give chunks or nblocks, not both; got chunks={chunks!r}, nblocks={nblocks!r}")
+        if isinstance(nblocks, bool) or not isinstance(nblocks, (int, np.integer)) or nblocks < 1:
+            raise ValueError(f"from_sparray: nblocks must be an integer >= 1; got {nblocks!r}")
+    if auto:
+        chunks = _auto_chunks(A, nblocks)
     dtype = np.dtype(dtype_name(A.dtype))
     chunks = da.core.normalize_chunks(chunks, A.shape, dtype=dtype)
     _check_block_aligned(A, chunks)
@@ -220,20 +236,63 @@ def from_sparray(A, chunks="auto", *, name=None):
     return da.Array(graph, name, chunks, dtype=dtype, meta=meta_of(A))
 
 
-def _auto_chunks(A):
-    """Blocks along the compressed dim (rows; columns of a CSC/BSC, which are then views) holding
-    about Dask's ``array.chunk-size`` bytes of components each, the other dims whole."""
+def _auto_chunks(A, nblocks=None):
+    """Blocks along the compressed dim (rows; columns of a CSC/BSC, which are then views), the
+    other dims whole: ``nblocks`` of them, or enough for about Dask's ``array.chunk-size`` bytes of
+    components each, cut at about equal stored entries (:func:`_entry_counts`)."""
     if A.ndim == 0:
         return ()
     dim = 1 if A.layout in ("csc", "bsc") and A.batch_ndim == 0 else 0
-    limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size"))
     n = A.shape[dim]
-    parts = max(1, min(n, math.ceil(A.nbytes / max(limit, 1))))
-    step = max(1, math.ceil(n / parts))
-    if A.layout in ("bsr", "bsc") and A.batch_ndim == 0:
-        b = A.blocksize[dim]
-        step = max(b, step // b * b)
-    return tuple(step if d == dim else -1 for d in range(A.ndim))
+    if nblocks is None:
+        limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size"))
+        nblocks = math.ceil(A.nbytes / max(limit, 1))
+    step = A.blocksize[dim] if A.layout in ("bsr", "bsc") and A.batch_ndim == 0 else 1
+    sizes = _balanced_sizes(_entry_counts(A, dim, step), max(1, min(int(nblocks), n // step if n else 1)))
+    return tuple(tuple(c * step for c in sizes) if d == dim else -1 for d in range(A.ndim))
+
+
+def _entry_counts(A, dim, step):
+    """Stored entries in each group of ``step`` consecutive indices along ``dim`` (NumPy int64):
+    from the pointers along the compressed dim of an unbatched compressed array (blocks of a
+    BSR/BSC: ``step`` is its blocksize there), from the index row of a COO, and the same count per
+    index otherwise (a batch dim holds the same number of entries in every batch)."""
+    n = A.shape[dim] // step
+    if A.layout == "coo":
+        idx = np.asarray(to_numpy(A.indices[dim])) // step if dim < A.sparse_ndim else None
+        if idx is not None:
+            return np.bincount(idx, minlength=n).astype(np.int64)
+    elif A.batch_ndim == 0 and dim == (1 if A.layout in ("csc", "bsc") else 0):
+        ptr = np.asarray(to_numpy(A._cidx)).astype(np.int64)
+        return np.diff(ptr)
+    return np.ones(n, np.int64)
+
+
+def _balanced_sizes(counts, parts):
+    """Sizes of ``min(parts, len(counts))`` consecutive runs of ``counts`` (each at least one long) whose
+    sums of ``counts + 1`` are about equal (the 1 is a row's own cost: empty rows still split evenly):
+    each cut goes after the row whose running sum is nearest its share.
+
+    >>> _balanced_sizes(np.array([8, 7, 6, 5, 4, 3, 2, 1]), 2)
+    (3, 5)
+    >>> _balanced_sizes(np.array([0, 0, 0, 0]), 4), _balanced_sizes(np.array([100, 0, 0]), 3)
+    ((1, 1, 1, 1), (1, 1, 1))
+    """
+    n = counts.shape[0]
+    if n == 0:
+        return (0,)
+    cost = np.cumsum(counts + 1)
+    target = cost[-1] * np.arange(1, parts) / parts
+    # a cut after row c - 1 leaves cost[c - 1] before it: the c whose prefix is nearest the target
+    c = np.searchsorted(cost, target, side="left")  # cost[c] >= target > cost[c - 1]
+    below = np.where(c > 0, cost[np.maximum(c - 1, 0)], 0)
+    cuts = np.where(cost[np.minimum(c, n - 1)] - target <= target - below, c + 1, c)
+    parts = min(parts, n)
+    bounds = [0]
+    for i, cut in enumerate(cuts[: parts - 1].tolist()):  # every run at least one row long
+        bounds.append(min(max(cut, bounds[-1] + 1), n - (parts - 1 - i)))
+    bounds.append(n)
+    return tuple(int(b) for b in np.diff(bounds))
 
 
 def from_dask_dense(X, *, fill_value=None, layout="coo", blocksize=None, sparse_ndim=None, index_dtype=None):
