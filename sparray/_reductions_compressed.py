@@ -75,9 +75,9 @@ def sum_few_major(xp, X, keepdims):
     fill: a sum of ``k`` rows has fill ``k * fill`` and, where some row stores an element, the sum
     of the stored ones plus the fill for each row that does not, as the reduction defines. The
     result is ``X``'s layout with the major axis kept (``keepdims``) or a 1-D COO."""
-    from ._coo import COO
-
     import numpy as np
+
+    from ._coo import COO
 
     rows = [X[i : i + 1] if X._major == 0 else X[:, i : i + 1] for i in range(X._grid[0])]
     with np.errstate(invalid="ignore", over="ignore"):  # inf + -inf is nan, as the scatter route gives it, silently

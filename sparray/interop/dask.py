@@ -269,9 +269,9 @@ def _entry_counts(A, dim, step):
 
 
 def _balanced_sizes(counts, parts):
-    """Sizes of ``min(parts, len(counts))`` consecutive runs of ``counts`` (each at least one long) whose
-    sums of ``counts + 1`` are about equal (the 1 is a row's own cost: empty rows still split evenly):
-    each cut goes after the row whose running sum is nearest its share.
+    """Sizes of ``min(parts, len(counts))`` consecutive runs of ``counts`` (each at least one
+    long) whose sums of ``counts + 1`` are about equal (the 1 is a row's own cost: empty rows still
+    split evenly): each cut goes after the row whose running sum is nearest its share.
 
     >>> _balanced_sizes(np.array([8, 7, 6, 5, 4, 3, 2, 1]), 2)
     (3, 5)
