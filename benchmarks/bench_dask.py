@@ -7,7 +7,8 @@
 
 The matrix is the R-MAT graph of ``matrices.rmat`` (duplicates summed): ``1e8 * scale`` edges on
 ``2**round(20 + log2(10 * scale))`` rows (2**23 at scale 1, 2**20 at 0.1), as a sparray CSR (int32
-indices when they fit) split into ``--blocks`` row blocks. The run prints the process's peak
+indices when they fit) split into ``--blocks`` row blocks holding about equal numbers of entries
+(``from_sparray(A, nblocks=...)``; pydata gets the same blocks). The run prints the process's peak
 resident memory as it goes (3.5 GiB for a run at scale 0.2, so expect about 17 GiB at scale 1). Rows of the table:
 
 - ``sum(axis=0)``: column sums, a sparse vector (Dask: a tree reduction over the row blocks);
