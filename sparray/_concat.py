@@ -95,6 +95,11 @@ def concat(arrays, /, *, axis=0):
     (axis,) = normalize_axes(axis, n, "concat", allow_none=False)
     if any(s[:axis] + s[axis + 1 :] != shapes[0][:axis] + shapes[0][axis + 1 :] for s in shapes):
         raise ValueError(f"concat: shapes must agree except along axis {axis}; got shapes {shapes}")
+    if len(arrays) == 1:
+        # a new array on the same components (assignment never writes into shared buffers): Dask's
+        # rechunk joins each single piece along every axis, and a copy there cost as much as the cut
+        (a,) = arrays
+        return a._replace_values(a._values, a._fill)
     joined = _join_compressed(arrays, axis)
     if joined is not None:
         return joined

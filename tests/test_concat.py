@@ -169,3 +169,19 @@ def test_concat_array_api_strict():
     A, DA = make_coo(rng, (3, 4), fill=1.5, xp=xps)
     assert_matches_dense(sparray.concat([A, A], axis=1), np.concatenate([DA, DA], axis=1))
     assert_matches_dense(sparray.stack([A, A], axis=1), np.stack([DA, DA], axis=1))
+
+
+@pytest.mark.parametrize("layout,blocksize", [("coo", None), ("csr", None), ("csc", None), ("bsr", (2, 2)), ("bsc", (2, 1))])
+def test_concat_of_one_array_shares_its_components_and_stays_apart(layout, blocksize):
+    """One array joined along any axis: a new array of its layout on the same components (Dask's
+    rechunk joins every single piece so), equal to NumPy's; assigning into it leaves the input."""
+    D = np.arange(24.0).reshape(4, 6) % 5
+    A = sparray.asarray(D, layout=layout, fill_value=1.0, blocksize=blocksize)
+    for axis in (0, 1, -1, None):
+        R = sparray.concat([A], axis=axis)
+        assert R is not A and (axis is None or R.layout == layout)
+        np.testing.assert_array_equal(R.to_dense(), np.concat([D], axis=axis))
+    R = sparray.concat((A,), axis=1)
+    assert np.shares_memory(R.values, A.values)
+    R[0, 1] = 42.0
+    assert A.to_dense()[0, 1] == D[0, 1] and R.to_dense()[0, 1] == 42.0
