@@ -235,7 +235,7 @@ def test_bench_compressed_check_and_number():
                       {"scipy": lambda x: calls.append(x)}, number=7)
     cell = bench.run_cell(case, "scipy", [matrices.get("poisson", 1e-4)], 2, 10.0, {}, {})
     assert cell.status == "ok" and cell.n == 2 and cell.number == 7
-    assert len(calls) == 1 + 1 + 2 * 7  # warm-up, probe, 2 runs of 7 calls
+    assert len(calls) == 1 + 2 + 2 * 7  # warm-up, two probes, 2 runs of 7 calls
 
 
 def _table_rows(out):
