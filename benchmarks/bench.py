@@ -1002,6 +1002,8 @@ def main(argv=None) -> int:
           f"per-cell cap: {args.cap:g} s{'; --skip-slow' if args.skip_slow else ''}")
     print(flush=True)
 
+    from cases_linalg import triad_bandwidth
+
     store = MatrixStore(scale)
     notes = Notes()
     rows, results = [], []
@@ -1031,8 +1033,6 @@ def main(argv=None) -> int:
             # the triad right before the row it divides: on a shared host the bandwidth on offer
             # moves by 1.5x within minutes, and a triad from the start or end of the run mixes
             # two machine states into one fraction
-            from cases_linalg import triad_bandwidth
-
             triad_here = triad_bandwidth(args.threads)
         # scipy first so that it is the reference for the result check
         for libname in ("scipy", "sparray", "sparse", "torch"):

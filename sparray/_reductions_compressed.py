@@ -65,7 +65,7 @@ def merges_few_major(xp, X, axes, kind, compute_dt):
     if compute_dt != X.dtype or not xp.isdtype(X.dtype, ("real floating", "complex floating")):
         return False
     nmajor, nminor = X._grid
-    return tuple(axes) == (X._major,) and 2 <= nmajor <= _FEW_MAJOR and 8 * nminor >= X.nse
+    return axes == (X._major,) and 2 <= nmajor <= _FEW_MAJOR and 8 * nminor >= X.nse
 
 
 def sum_few_major(xp, X, keepdims):

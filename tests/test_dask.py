@@ -137,12 +137,12 @@ def test_from_sparray_nblocks_cuts_at_equal_entries(layout, blocksize):
     hold about equal entries: a matrix with all its entries in its first rows gets short first
     blocks, every block is non-empty, and the blocks join back to the matrix."""
     n = 24
-    D = np.zeros((n, n))
+    D = np.full((n, n), -1.5)  # the fill: unspecified
     D[:4, :] = np.arange(1.0, n + 1)  # 96 entries in the first 4 rows (columns for CSC/BSC), 24 after
     D[np.arange(4, n), np.arange(4, n)] = 7.0
     if layout in ("csc", "bsc"):
         D = D.T
-    A = sparray.asarray(D, layout=layout, blocksize=blocksize)
+    A = sparray.asarray(D, layout=layout, blocksize=blocksize, fill_value=-1.5)
     dim = 1 if layout in ("csc", "bsc") else 0
     X = from_sparray(A, nblocks=4)
     sizes = X.chunks[dim]
@@ -151,7 +151,7 @@ def test_from_sparray_nblocks_cuts_at_equal_entries(layout, blocksize):
     assert sizes[0] < sizes[-1]  # the heavy rows come first: the first block is the shortest
     if blocksize:
         assert all(c % 2 == 0 for c in sizes)
-    entries = [int(np.count_nonzero(np.take(D, np.arange(a, a + c), axis=dim))) for a, c in zip(np.cumsum((0,) + sizes[:-1]), sizes)]
+    entries = [int(np.count_nonzero(np.take(D, np.arange(a, a + c), axis=dim) != -1.5)) for a, c in zip(np.cumsum((0,) + sizes[:-1]), sizes)]
     assert max(entries) <= sum(entries) / 4 + n + 1, entries  # a block is off its share by at most one row
     np.testing.assert_array_equal(to_sparray(X).to_dense(), D)
     assert len(from_sparray(A, nblocks=1000).chunks[dim]) == (n // 2 if blocksize else n)

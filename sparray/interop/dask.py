@@ -248,7 +248,7 @@ def _auto_chunks(A, nblocks=None):
         limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size"))
         nblocks = math.ceil(A.nbytes / max(limit, 1))
     step = A.blocksize[dim] if A.layout in ("bsr", "bsc") and A.batch_ndim == 0 else 1
-    sizes = _balanced_sizes(_entry_counts(A, dim, step), max(1, min(int(nblocks), n // step if n else 1)))
+    sizes = _balanced_sizes(_entry_counts(A, dim, step), max(1, int(nblocks)))
     return tuple(tuple(c * step for c in sizes) if d == dim else -1 for d in range(A.ndim))
 
 
@@ -258,11 +258,9 @@ def _entry_counts(A, dim, step):
     BSR/BSC: ``step`` is its blocksize there), from the index row of a COO, and the same count per
     index otherwise (a batch dim holds the same number of entries in every batch)."""
     n = A.shape[dim] // step
-    if A.layout == "coo":
-        idx = np.asarray(to_numpy(A.indices[dim])) // step if dim < A.sparse_ndim else None
-        if idx is not None:
-            return np.bincount(idx, minlength=n).astype(np.int64)
-    elif A.batch_ndim == 0 and dim == (1 if A.layout in ("csc", "bsc") else 0):
+    if A.layout == "coo" and dim < A.sparse_ndim:
+        return np.bincount(np.asarray(to_numpy(A.indices[dim])) // step, minlength=n).astype(np.int64)
+    if A.layout != "coo" and A.batch_ndim == 0 and dim == (1 if A.layout in ("csc", "bsc") else 0):
         ptr = np.asarray(to_numpy(A._cidx)).astype(np.int64)
         return np.diff(ptr)
     return np.ones(n, np.int64)
@@ -281,15 +279,15 @@ def _balanced_sizes(counts, parts):
     n = counts.shape[0]
     if n == 0:
         return (0,)
+    parts = min(parts, n)
     cost = np.cumsum(counts + 1)
     target = cost[-1] * np.arange(1, parts) / parts
     # a cut after row c - 1 leaves cost[c - 1] before it: the c whose prefix is nearest the target
     c = np.searchsorted(cost, target, side="left")  # cost[c] >= target > cost[c - 1]
     below = np.where(c > 0, cost[np.maximum(c - 1, 0)], 0)
     cuts = np.where(cost[np.minimum(c, n - 1)] - target <= target - below, c + 1, c)
-    parts = min(parts, n)
     bounds = [0]
-    for i, cut in enumerate(cuts[: parts - 1].tolist()):  # every run at least one row long
+    for i, cut in enumerate(cuts.tolist()):  # every run at least one row long
         bounds.append(min(max(cut, bounds[-1] + 1), n - (parts - 1 - i)))
     bounds.append(n)
     return tuple(int(b) for b in np.diff(bounds))

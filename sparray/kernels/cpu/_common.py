@@ -36,6 +36,17 @@ SIGNED_OF = {np.dtype(u): np.dtype(s) for u, s in ((np.uint8, np.int8), (np.uint
                                                    (np.uint32, np.int32), (np.uint64, np.int64))}
 
 
+def middle_sample(keys, size=4096):
+    """``size`` consecutive keys from the middle of ``keys`` (all of them when shorter): what the
+    wrappers look at to pick a kernel's strategy for sorted or clustered keys, in O(size).
+
+    >>> middle_sample(np.arange(10), 4).tolist()
+    [3, 4, 5, 6]
+    """
+    n = keys.shape[0]
+    return keys[max(0, n // 2 - size // 2) : n // 2 + size // 2]
+
+
 def as_index(a, name, who=None):
     """``a`` as a 1-D C-contiguous int32/int64 array (other integer dtypes become int64).
 

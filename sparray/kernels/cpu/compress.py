@@ -35,7 +35,7 @@ from numba import types
 from numba.extending import overload
 
 from .. import KernelDeclined
-from ._common import as_index, prefetch_write, row_splits
+from ._common import as_index, middle_sample, prefetch_write, row_splits
 from ._sort import SUPPORTED_DTYPES, threads_for
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
@@ -279,8 +279,7 @@ def _gappy(keys):
     """Whether empty buckets are common among sorted ``keys``: over 4096 keys from the middle, more
     than one bucket in 20 of the span they cover is skipped. A gap costs a mispredicted branch
     (about 20 cycles) in the store loop, a bucket about one cycle in the gap-filling pass."""
-    n = keys.shape[0]
-    probe = keys[max(0, n // 2 - 2048) : n // 2 + 2048]
+    probe = middle_sample(keys)
     if probe.shape[0] < 2:
         return False
     span = int(probe[-1]) - int(probe[0])

@@ -27,7 +27,7 @@ import numba
 import numpy as np
 
 from .. import KernelDeclined
-from ._common import prefetch_write
+from ._common import middle_sample, prefetch_write
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["scatter_sum"]
@@ -240,8 +240,7 @@ def _scattered(keys, itemsize):
     """Whether the accumulator slots a run of keys touches are spread wider than a core's cache (so
     prefetching them pays): the span of 4096 keys from the middle, in bytes, against 256 KiB. A
     banded matrix's columns stay within a narrow window; uniform or power-law ones do not."""
-    n = keys.shape[0]
-    probe = keys[max(0, n // 2 - 2048) : n // 2 + 2048]
+    probe = middle_sample(keys)
     if probe.shape[0] == 0:
         return False
     return (int(probe.max()) - int(probe.min())) * itemsize > (1 << 18)
