@@ -4,6 +4,8 @@ Profiles: "ci" (the default: small, derandomized, so CI runs the same trials eve
 (more, random) and "long" (ten times "ci", random): ``pytest --hypothesis-profile long``.
 """
 
+import os
+
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -26,6 +28,16 @@ def backend(request):
     """Runs the test with the numba kernels forced (whatever the input size) and with the generic path."""
     with sparray.use_backend(request.param):
         yield request.param
+
+
+_MAX_WORKERS = 8
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (pyproject's addopts): one worker per core, at most ``_MAX_WORKERS`` (each worker
+    imports NumPy, numba, torch and Dask, and some tests start a Dask cluster of their own)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, _MAX_WORKERS))
 
 
 def pytest_addoption(parser):
