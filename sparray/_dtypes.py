@@ -50,10 +50,31 @@ def dtype_name(dtype) -> str:
     return name
 
 
+_RESOLVED: dict = {}  # (xp, type(dtype), dtype) -> the dtype of xp: a few dozen entries at most
+
+
 def resolve_dtype(xp, dtype):
-    """``dtype`` (any namespace's object, a NumPy dtype or a name) as a dtype of namespace ``xp``."""
+    """``dtype`` (any namespace's object, a NumPy dtype or a name) as a dtype of namespace ``xp``.
+
+    Answers are remembered per ``(xp, type(dtype), dtype)`` (every operation resolves its dtypes, and
+    the search below took about 4 us a call); the type in the key keeps a NumPy dtype and another
+    namespace's dtype that compare or hash alike apart."""
     if dtype is None:
         return None
+    try:
+        key = (xp, type(dtype), dtype)
+        return _RESOLVED[key]
+    except TypeError:  # an unhashable dtype object: resolve it every time
+        return _resolve_dtype(xp, dtype)
+    except KeyError:
+        pass
+    out = _resolve_dtype(xp, dtype)
+    if len(_RESOLVED) < 4096:
+        _RESOLVED[key] = out
+    return out
+
+
+def _resolve_dtype(xp, dtype):
     for name in DTYPE_NAMES:
         candidate = getattr(xp, name, None)
         if candidate is not None and candidate is dtype:

@@ -52,7 +52,7 @@ import numpy as np
 
 __all__ = [
     "BACKGROUND_MAX_BYTES", "compile_in_background", "compiling", "kernel_guard", "key_of", "mark_ready",
-    "mode", "ready", "set_mode", "wait",
+    "mode", "ran_here", "ready", "set_mode", "wait",
 ]  # fmt: skip
 
 MODES = ("background", "eager")
@@ -60,6 +60,7 @@ MODES = ("background", "eager")
 BACKGROUND_MAX_BYTES = 128 << 20
 
 _READY: set[tuple] = set()
+_RAN: set[tuple] = set()  # keys whose kernel ran in this process (loaded: a call costs no start-up)
 _QUEUED: dict[tuple, str] = {}  # key -> its job file, until the compile process that took it ends
 _STARTED: set[tuple] = set()  # the keys a compile process has taken
 _TRIED: set[tuple] = set()  # keys a compile process took without leaving them ready: compile eagerly
@@ -129,8 +130,17 @@ def ready(key) -> bool:
     return found
 
 
-def mark_ready(key) -> None:
-    """Remember that the kernel ran for these types (in memory, and on disk for later processes)."""
+def ran_here(key) -> bool:
+    """Whether the kernel ran for these types in this process (so it is loaded: the registry then
+    gives it small inputs too, see ``sparray._dispatch.SMALL_WORK``)."""
+    return key in _RAN
+
+
+def mark_ready(key, ran: bool = True) -> None:
+    """Remember that the kernel ran for these types (in memory, and on disk for later processes);
+    ``ran=False``: it was called but declined the input (so it is not one to prefer for small ones)."""
+    if ran:
+        _RAN.add(key)
     if key in _READY:
         return
     _READY.add(key)

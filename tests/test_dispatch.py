@@ -125,6 +125,32 @@ def test_small_inputs_skip_the_jit_and_large_ones_use_it():
     assert out == ["False", "True"], out
 
 
+def test_a_kernel_that_ran_here_serves_small_inputs_too():
+    """Once a kernel has run in this process for some argument types (loaded, no start-up left to
+    avoid), small inputs of those types go to it rather than to the generic path; other types,
+    and a forced generic backend, keep the generic path. Both give the same offsets."""
+    from sparray import _jit
+    from sparray._namespace import namespace_of
+
+    xp = namespace_of(np.empty(0))
+    small = np.array([0, 0, 2, 3, 3, 3], dtype=np.int64)
+    args = (small, 5, xp.int64)
+    key = _jit.key_of("compress_offsets", "csr", args)
+    _jit._RAN.discard(key)
+    assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], args)[0] == "generic"
+    large = np.repeat(np.arange(5, dtype=np.int64), _dispatch.SMALL_WORK)
+    big = _dispatch.call("compress_offsets", "csr", xp, large, 5, xp.int64, work=large.shape[0])
+    assert np.asarray(big).tolist() == [k * _dispatch.SMALL_WORK for k in range(6)]
+    assert _jit.ran_here(key)
+    assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], args)[0] == "numba"
+    assert np.asarray(_dispatch.call("compress_offsets", "csr", xp, *args, work=small.shape[0])).tolist() == [0, 2, 2, 3, 6, 6]
+    other = (small.astype(np.int32), 5, xp.int64)  # other types: not run here (unless an earlier test did)
+    if not _jit.ran_here(_jit.key_of("compress_offsets", "csr", other)):
+        assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], other)[0] == "generic"
+    with sparray.use_backend("generic"):
+        assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], args)[0] == "generic"
+
+
 def _probe(env_value, code):
     env = {k: v for k, v in os.environ.items() if k != "SPARRAY_BACKEND"}
     if env_value is not None:
