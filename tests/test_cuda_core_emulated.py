@@ -15,7 +15,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 @requires_gxx
 def test_differential_through_the_cuda_kernels():
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cuda-emulated",
+    # -n 0: one process (the suite around it already runs a worker per core)
+    cmd = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "--cuda-emulated",
            "-k", "numba", "tests/test_differential.py"]  # fmt: skip
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
