@@ -30,6 +30,8 @@ precision, by fast_matrix_market's C++ writer when it is installed (``engine=Non
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 
 from .._fill import same_value
@@ -197,9 +199,29 @@ def _fmm_writer(engine, field, precision):
     return fmm
 
 
+class _RawAfterHeader(io.RawIOBase):
+    """:class:`_AfterHeader` as a raw stream, for an :class:`io.BufferedWriter` in front of it."""
+
+    def __init__(self, after):
+        super().__init__()
+        self._after = after
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        self._after.write(data)
+        return len(data)
+
+
 def _write_coordinate(write, r, c, v, shape, field, precision, fmm, bar):
     if fmm is not None and r.size:
-        fmm.write_coo(_AfterHeader(write, bar), (v, (r, c)), shape)
+        # fmm hands a Python file object 512 bytes a call: a buffer in C in front of the header
+        # filter and the progress count makes that one Python call per 4 MiB (1e7 entries, 336 MB:
+        # 2.29 -> 1.81 s; scipy.io.mmwrite, which gives fmm the path to write itself, 1.1 s)
+        out = io.BufferedWriter(_RawAfterHeader(_AfterHeader(write, bar)), buffer_size=1 << 22)
+        fmm.write_coo(out, (v, (r, c)), shape)
+        out.flush()
         return
     fmt = " ".join(["%d", "%d"] + ([_value_format(field, precision)] if field != "pattern" else []))
     _write_lines(write, fmt, [r + 1, c + 1] + _columns(v, field), r.size, bar)
@@ -237,7 +259,7 @@ def mmwrite(target, A, *, comment="", field=None, precision=None, symmetry="gene
                   "A - A.fill_value (and remember the fill), or A.to_dense() in array format")
         B = A.to_layout("coo") if A.layout != "coo" else A
         B = B.coalesce() if not B.is_coalesced else B
-        r, c = (x.astype(np.int64) for x in to_numpy(B.indices))
+        r, c = (x.astype(np.int64, copy=False) for x in to_numpy(B.indices))  # read, never written
         v = to_numpy(B.values)
     elif isinstance(A, np.ndarray):
         fmt = "array"
