@@ -427,3 +427,49 @@ def test_halfway_and_long_mantissas_round_like_float(body_parser):
     A = _read(text, "sparray")
     expected = np.array([float(t) for t in tokens])
     assert _same(A.values, expected)
+
+
+@pytest.mark.skipif(not smm._mm_fmm.fmm_available(), reason="fast_matrix_market not installed")
+@pytest.mark.parametrize("symmetry", ["general", "symmetric", "skew-symmetric"])
+@pytest.mark.parametrize("comment", ["", "two\nlines"])
+def test_plain_path_written_by_fmm_itself(tmp_path, monkeypatch, symmetry, comment):
+    """A plain path with fmm installed and no progress bar asked: fmm writes the whole file (its
+    C++ file writer, as scipy.io.mmwrite has it do), header included; the same lines as the
+    Python route but for a lone "%" line when there is no comment. progress=True, progress=None
+    on a large write, a .gz path, or an fmm without that writer take the Python route. Every
+    file reads back exactly."""
+    fmm = pytest.importorskip("fast_matrix_market")
+    rng = np.random.default_rng(7)
+    L = np.tril(rng.standard_normal((7, 7)) * (rng.random((7, 7)) < 0.4), -1)
+    D = {"general": L + np.triu(rng.standard_normal((7, 7)) * (rng.random((7, 7)) < 0.3)),
+         "symmetric": L + L.T + np.diag(rng.standard_normal(7)), "skew-symmetric": L - L.T}[symmetry]
+    A = sparray.asarray(D, layout="csr")
+    comments = ["%two", "%lines"] if comment else []
+    banner = f"{BANNER} coordinate real {symmetry}"
+
+    def lines(path):
+        data = gzip.open(path).read() if str(path).endswith(".gz") else path.read_bytes()
+        return data.decode().splitlines()
+
+    mmwrite(tmp_path / "python.mtx", A, symmetry=symmetry, comment=comment, engine="sparray")
+    python = lines(tmp_path / "python.mtx")
+    assert python[: len(comments) + 1] == [banner, *comments]
+    size = python[len(comments) + 1]
+
+    mmwrite(tmp_path / "native.mtx", A, symmetry=symmetry, comment=comment)
+    native = lines(tmp_path / "native.mtx")
+    head = [banner, *(comments or ["%"]), size]
+    assert native[: len(head)] == head
+    for engine in ("sparray", "fmm"):
+        assert _same(mmread(str(tmp_path / "native.mtx"), engine=engine).to_dense(), D)
+
+    monkeypatch.setattr(smm._mm_write, "_NATIVE_QUIET_MAX", 0)  # so progress=None may show a bar
+    for name, kw in (("bar.mtx", {"progress": True}), ("large.mtx", {}), ("small.mtx.gz", {"progress": False})):
+        mmwrite(tmp_path / name, A, symmetry=symmetry, comment=comment, **kw)
+        assert lines(tmp_path / name)[: len(comments) + 2] == [banner, *comments, size], name  # the Python route
+        assert _same(mmread(str(tmp_path / name)).to_dense(), D)
+    monkeypatch.setattr(smm._mm_write, "_NATIVE_QUIET_MAX", 10**9)
+    monkeypatch.delattr(fmm._fmm_core, "open_write_file")  # an fmm without that writer
+    mmwrite(tmp_path / "old.mtx", A, symmetry=symmetry, comment=comment)
+    assert lines(tmp_path / "old.mtx")[: len(comments) + 2] == [banner, *comments, size]
+    assert _same(mmread(str(tmp_path / "old.mtx")).to_dense(), D)

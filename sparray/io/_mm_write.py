@@ -15,7 +15,10 @@ Invariants:
 
 The body is formatted a chunk at a time (``"\\n".join(map(...))`` over whole columns, no Python
 statement per line), or, for real / integer / complex coordinate bodies with the default
-precision, by fast_matrix_market's C++ writer when it is installed (``engine=None``).
+precision, by fast_matrix_market's C++ writer when it is installed (``engine=None``). To a plain
+path (no ``.gz`` / ``.bz2``) with no progress bar to show, fmm writes the whole file itself, on
+every core (a 1e7-entry file: 2.29 s through a Python file object, 1.5 s so; scipy.io.mmwrite,
+which does the same, 1.2 s); its header has a lone ``%`` line when there is no comment.
 
 >>> import io, numpy as np, sparray
 >>> f = io.BytesIO()
@@ -38,7 +41,7 @@ from .._fill import same_value
 from .._namespace import to_numpy
 from .._progress import Progress, check_progress
 from ._mm_header import FIELDS, SYMMETRIES
-from ._mm_source import open_for_write
+from ._mm_source import as_path, open_for_write
 
 __all__ = ["mmwrite"]
 
@@ -214,6 +217,34 @@ class _RawAfterHeader(io.RawIOBase):
         return len(data)
 
 
+# a write of more entries than this may take over 2 s: it keeps the Python route, which can show
+# the progress bar that ``progress=None`` shows on a terminal after 2 s
+_NATIVE_QUIET_MAX = 20_000_000
+
+
+def _write_coordinate_native(target, r, c, v, shape, field, symmetry, comment, fmm, progress) -> bool:
+    """The whole coordinate file written by fmm's own writer (C++ file output, every core), as
+    ``scipy.io.mmwrite`` has it do: for a plain path (not ``.gz`` / ``.bz2``) when no progress bar
+    can be asked of the write (``progress=False``, or None and at most ``_NATIVE_QUIET_MAX``
+    entries). fmm writes the header too: the same lines as :func:`_header`, plus a lone ``%``
+    comment line when ``comment`` is empty. False (nothing written) when the route does not
+    apply or this fmm has no such writer (its file writer is not public API: checked, not assumed)."""
+    path = as_path(target)
+    if fmm is None or path is None or path.endswith((".gz", ".bz2")) or not r.size:
+        return False
+    if progress is True or (progress is None and r.size > _NATIVE_QUIET_MAX):
+        return False
+    core = getattr(fmm, "_fmm_core", None)
+    if not (hasattr(fmm, "header") and hasattr(core, "open_write_file") and hasattr(core, "write_body_coo")):
+        return False
+    h = fmm.header(shape=shape, nnz=int(r.size), comment=str(comment), object="matrix", format="coordinate",
+                   field=field, symmetry=symmetry)
+    cursor = core.open_write_file(path, h, 0, -1)  # 0: every core; -1: shortest round-trip digits
+    core.write_body_coo(cursor, shape, r, c, v)
+    del cursor  # flushes and closes the file
+    return True
+
+
 def _write_coordinate(write, r, c, v, shape, field, precision, fmm, bar):
     if fmm is not None and r.size:
         # fmm hands a Python file object 512 bytes a call: a buffer in C in front of the header
@@ -282,6 +313,8 @@ def mmwrite(target, A, *, comment="", field=None, precision=None, symmetry="gene
         if symmetry != "general":
             r, c, v = _lower_sparse(r, c, v, symmetry)
         fmm = _fmm_writer(engine, field, precision)
+        if _write_coordinate_native(target, r, c, v, shape, field, symmetry, comment, fmm, progress):
+            return
         with open_for_write(target) as write, Progress(r.size, "mmwrite", progress=progress, unit="lines") as bar:
             write(_header(fmt, field, symmetry, comment, shape + (r.size,)))
             _write_coordinate(write, r, c, v, shape, field, precision, fmm, bar)
