@@ -184,26 +184,29 @@ def _resolve(entry):
 
 
 def _lookup(op: str, layout: str, xp, work=None, args=None):
+    """(backend, implementation, the JIT key of ``args`` when it was needed here, else None)."""
     forced = forced_backend()
     threshold = SMALL_WORK if forced is None else forced[1]
     small = work is not None and work < threshold
     unforced = forced is None
     forced = None if forced is None else forced[0]
     kind = backend_kind(xp)
-    if small and unforced and args is not None and (op, layout, kind) in _JIT and _jit.ran_here(_jit.key_of(op, layout, args)):
+    key = None
+    if small and unforced and args is not None and (op, layout, kind) in _JIT:
+        key = _jit.key_of(op, layout, args)
         # the kernel ran for these types in this process: loaded, and faster than the generic path
         # at every size (a 5,000-entry CSR: A @ x 255 -> 88 us, sum(A, axis=0) 400 -> 96 us)
-        small = False
+        small = not _jit.ran_here(key)
     if forced == "generic" or (forced is not None and forced != kind):
         candidates = ["generic"]
     else:
         candidates = [kind, "generic"] if kind != "generic" else ["generic"]
     for backend in candidates:
-        key = (op, layout, backend)
-        if key in _REGISTRY and _backend_available(backend) and not (small and key in _JIT):
-            impl = _resolve(_REGISTRY[key])
-            _REGISTRY[key] = impl
-            return backend, impl
+        entry = (op, layout, backend)
+        if entry in _REGISTRY and _backend_available(backend) and not (small and entry in _JIT):
+            impl = _resolve(_REGISTRY[entry])
+            _REGISTRY[entry] = impl
+            return backend, impl, key
     known = ", ".join(f"{o}[{lay}]" for o, lay in registered_ops())
     raise NotImplementedError(f"sparray: no implementation of {op!r} for layout {layout!r}; known: {known}")
 
@@ -216,13 +219,14 @@ def call(op: str, layout: str, xp, *args, work=None):
     while it compiles in the background, unless a backend is forced or the JIT mode is "eager"
     (see ``sparray._jit``).
     """
-    backend, impl = _lookup(op, layout, xp, work, args)
+    backend, impl, key = _lookup(op, layout, xp, work, args)
     if backend == "generic":
         return impl(xp, *args)
     from .kernels import KernelDeclined
 
     jit = (op, layout, backend) in _JIT
-    key = _jit.key_of(op, layout, args) if jit else None
+    if jit and key is None:
+        key = _jit.key_of(op, layout, args)
     background = jit and _jit.mode() == "background" and forced_backend() is None
     if background and not _jit.ready(key) and (op, layout, backend) in _TARGETS:
         if _jit.compile_in_background(key, _TARGETS[(op, layout, backend)], args):

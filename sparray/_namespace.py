@@ -9,6 +9,8 @@ Python lists and scalars become NumPy arrays (CuPy when ``device="cuda"``).
 
 from __future__ import annotations
 
+import functools
+
 import array_api_compat
 import numpy as np
 
@@ -47,14 +49,10 @@ def namespace_of(*arrays):
         ) from e
 
 
-_NUMPY_XP = []
-
-
+@functools.cache
 def _numpy_namespace():
     """array-api-compat's NumPy namespace (looked up once)."""
-    if not _NUMPY_XP:
-        _NUMPY_XP.append(array_api_compat.array_namespace(np.empty(0)))
-    return _NUMPY_XP[0]
+    return array_api_compat.array_namespace(np.empty(0))
 
 
 def namespace_for_device(device):

@@ -144,11 +144,42 @@ def test_a_kernel_that_ran_here_serves_small_inputs_too():
     assert _jit.ran_here(key)
     assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], args)[0] == "numba"
     assert np.asarray(_dispatch.call("compress_offsets", "csr", xp, *args, work=small.shape[0])).tolist() == [0, 2, 2, 3, 6, 6]
-    other = (small.astype(np.int32), 5, xp.int64)  # other types: not run here (unless an earlier test did)
-    if not _jit.ran_here(_jit.key_of("compress_offsets", "csr", other)):
-        assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], other)[0] == "generic"
+    other = (small.astype(np.int32), 5, xp.int64)  # other types: not run here
+    _jit._RAN.discard(_jit.key_of("compress_offsets", "csr", other))
+    assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], other)[0] == "generic"
     with sparray.use_backend("generic"):
         assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], args)[0] == "generic"
+
+
+@pytest.mark.parametrize("fill", [0.0, 1.5, np.nan])
+def test_small_reduction_after_a_large_one_takes_the_kernel_and_matches_numpy(monkeypatch, fill):
+    """A column sum of a small CSR after one of a large CSR of the same dtypes: the small one's
+    scatter goes to the numba kernel (it ran here), and the answer is NumPy's on the dense array."""
+    from sparray import _jit
+
+    rng = np.random.default_rng(3)
+    seen = []
+    lookup = _dispatch._lookup
+
+    def spy(op, layout, xp, work=None, args=None):
+        out = lookup(op, layout, xp, work, args)
+        seen.append((op, work, out[0]))
+        return out
+
+    def csr(n, density):
+        D = np.where(rng.random((n, n)) < density, rng.standard_normal((n, n)), fill)
+        return sparray.asarray(D, layout="csr", fill_value=fill), D
+
+    big, _ = csr(400, 0.2)  # 32,000 entries: above SMALL_WORK
+    small, D = csr(60, 0.3)  # about 1,000 entries; more than 16 rows (no pairwise few-row route)
+    _jit._RAN.clear()
+    monkeypatch.setattr(_dispatch, "_lookup", spy)
+    sparray.sum(big, axis=0)
+    seen.clear()
+    out = sparray.sum(small, axis=0)
+    np.testing.assert_allclose(out.to_dense(), D.sum(axis=0), rtol=1e-12, equal_nan=True)
+    scatters = [(work, backend) for op, work, backend in seen if op == "scatter_sum"]
+    assert scatters and all(work < _dispatch.SMALL_WORK and backend == "numba" for work, backend in scatters), seen
 
 
 def _probe(env_value, code):

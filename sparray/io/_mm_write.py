@@ -165,16 +165,22 @@ def _header(fmt, field, symmetry, comment, size):
     return ("\n".join(lines) + "\n").encode()
 
 
-class _AfterHeader:
-    """File-like: passes on what is written after the first size line (drops fmm's header)."""
+class _AfterHeader(io.RawIOBase):
+    """A raw binary stream that passes on what is written after the first size line (drops fmm's
+    header); an :class:`io.BufferedWriter` goes in front of it (fmm writes 512 bytes a call)."""
 
     def __init__(self, write, bar):
+        super().__init__()
         self._write, self._head, self._done, self._bar = write, b"", False, bar
+
+    def writable(self):
+        return True
 
     def write(self, data):
         if self._done:
             self._bar.update(bytes(data).count(b"\n"))
-            return self._write(bytes(data))
+            self._write(bytes(data))
+            return len(data)
         self._head += bytes(data)
         pos = self._head.find(b"\n") + 1  # after the banner
         while 0 < pos < len(self._head) and self._head[pos : pos + 1] == b"%":
@@ -200,21 +206,6 @@ def _fmm_writer(engine, field, precision):
                               "or use engine='sparray'") from None
         return None
     return fmm
-
-
-class _RawAfterHeader(io.RawIOBase):
-    """:class:`_AfterHeader` as a raw stream, for an :class:`io.BufferedWriter` in front of it."""
-
-    def __init__(self, after):
-        super().__init__()
-        self._after = after
-
-    def writable(self):
-        return True
-
-    def write(self, data):
-        self._after.write(data)
-        return len(data)
 
 
 # a write of more entries than this may take over 2 s: it keeps the Python route, which can show
@@ -250,7 +241,7 @@ def _write_coordinate(write, r, c, v, shape, field, precision, fmm, bar):
         # fmm hands a Python file object 512 bytes a call: a buffer in C in front of the header
         # filter and the progress count makes that one Python call per 4 MiB (1e7 entries, 336 MB:
         # 2.29 -> 1.81 s; scipy.io.mmwrite, which gives fmm the path to write itself, 1.1 s)
-        out = io.BufferedWriter(_RawAfterHeader(_AfterHeader(write, bar)), buffer_size=1 << 22)
+        out = io.BufferedWriter(_AfterHeader(write, bar), buffer_size=1 << 22)
         fmm.write_coo(out, (v, (r, c)), shape)
         out.flush()
         return
