@@ -595,11 +595,11 @@ def trace_sparray():
     seen: list = []
 
     def traced(op, layout, xp, *rest):
-        backend, impl = orig(op, layout, xp, *rest)
-        tag = f"{op}[{layout}]:{backend}"
+        out = orig(op, layout, xp, *rest)  # (backend, implementation, ...): passed on whole
+        tag = f"{op}[{layout}]:{out[0]}"
         if tag not in seen:
             seen.append(tag)
-        return backend, impl
+        return out
 
     d._lookup = traced
     try:
