@@ -7,8 +7,10 @@
     python benchmarks/bench.py --list          # list the cases
 
 Each cell is the median of ``--repeat`` timed calls on prepared inputs, after
-one untimed warm-up call (which also JIT-compiles).  Ratios are
-``peer_time / sparray_time``: above 1 means sparray is faster.
+one untimed warm-up call (which also JIT-compiles). The libraries' timed calls
+alternate (one of each per round), so a slow spell of a shared host lands on
+every column alike. Ratios are ``peer_time / sparray_time``: above 1 means
+sparray is faster.
 
 Adding a row is one ``Case(...)`` entry in :func:`build_cases`: a name, the
 matrix (or matrices) it runs on, a ``setup(lib, mats)`` that prepares the
@@ -608,15 +610,47 @@ def trace_sparray():
         d._lookup = orig
 
 
-def run_cell(case: Case, libname: str, mats, repeat: int, cap: float, cache: dict,
-             reference: dict) -> Cell:
+@dataclass
+class Runs:
+    """One library's timed runs of a case, taken one at a time so that the libraries' runs can
+    alternate (:func:`run_rounds`): up to ``repeat`` runs, at least one, and no new run once the
+    cell's total time (warm-up included) would go over ``cap``. The estimate for the next run is
+    the last timed run, not the warm-up (which may include JIT compilation)."""
+
+    fn: Callable
+    get_args: Callable
+    fresh: bool
+    number: int
+    repeat: int
+    cap: float
+    spent: float
+    estimate: float
+    times: list = field(default_factory=list)
+
+    def wants_more(self) -> bool:
+        return len(self.times) < self.repeat and (not self.times or self.spent + self.estimate <= self.cap)
+
+    def run_once(self) -> None:
+        args = self.get_args()
+        dt, res = _timed(self.fn, args, self.number)
+        del res, args
+        self.times.append(dt)
+        self.spent += dt * self.number
+        self.estimate = dt * self.number
+
+
+def prepare_cell(case: Case, libname: str, mats, repeat: int, cap: float, cache: dict,
+                 reference: dict) -> tuple[Cell, Runs | None]:
+    """The untimed part of a cell: inputs, the warm-up call (which JIT-compiles), the result
+    check and, for a fast op, how many calls one timed run makes. Returns the cell and its
+    :class:`Runs` (None when the cell is n/a, failed or went over the cap in the warm-up)."""
     fn = case.fns.get(libname)
     if fn is None:
-        return Cell(status="n/a", error="no implementation for this case")
+        return Cell(status="n/a", error="no implementation for this case"), None
     try:
         lib(libname)
     except ImportError as exc:
-        return Cell(status="n/a", error=f"{type(exc).__name__}: {exc}")
+        return Cell(status="n/a", error=f"{type(exc).__name__}: {exc}"), None
 
     def get_args():
         if case.fresh:
@@ -654,11 +688,7 @@ def run_cell(case: Case, libname: str, mats, repeat: int, cap: float, cache: dic
         stage = "call"
         if warm > cap:
             cell.status = "cap"
-            return cell
-        # Timed runs: up to `repeat`, at least one, and no new run once the cell's total time
-        # (warm-up included) would go over the cap.  The estimate for the next run is the last
-        # timed run, not the warm-up (which may include JIT compilation).
-        times = []
+            return cell, None
         spent, estimate = warm, warm
         number = 1
         if case.number > 1 and not case.fresh:
@@ -675,22 +705,45 @@ def run_cell(case: Case, libname: str, mats, repeat: int, cap: float, cache: dic
             number = max(1, min(case.number, int(0.02 / max(probe, 1e-9))))
             estimate = probe * number
         cell.number = number
-        while len(times) < repeat and (not times or spent + estimate <= cap):
-            if case.fresh:
-                args = None  # free the previous input first
-                args = get_args()
-            dt, res = _timed(fn, args, number)
-            del res
-            times.append(dt)
-            spent += dt * number
-            estimate = dt * number
-        n = len(times)
-        cell.time = statistics.median(times)
-        cell.n = n
-        return cell
+        if case.fresh:
+            del args  # each timed run makes its own input
+        return cell, Runs(fn, get_args, case.fresh, number, repeat, cap, spent, estimate)
     except Exception as exc:  # noqa: BLE001
-        return Cell(status="err", error=f"{stage}: {type(exc).__name__}: {str(exc)[:200]}")
+        return Cell(status="err", error=f"{stage}: {type(exc).__name__}: {str(exc)[:200]}"), None
 
+
+def run_rounds(cells: dict, runs: dict, between: Callable | None = None) -> None:
+    """Time the prepared cells in rounds, one run of each library per round in turn, until each
+    has its runs; ``between()`` runs at the start of each round (the triad of a bandwidth row).
+    On a shared host the speed on offer drifts by 1.5-2.5x over minutes: with each library's runs
+    back to back, a slow spell lands on one column and moves its ratio; alternating, every column
+    sees the same spells, and the medians compare like with like. Each cell's time is the median
+    of its runs."""
+    while any(r.wants_more() for r in runs.values()):
+        if between is not None:
+            between()
+        for libname, r in runs.items():
+            if not r.wants_more():
+                continue
+            try:
+                r.run_once()
+            except Exception as exc:  # noqa: BLE001
+                cells[libname] = Cell(status="err", error=f"call: {type(exc).__name__}: {str(exc)[:200]}")
+                r.repeat = len(r.times)  # no more runs
+    for libname, r in runs.items():
+        if cells[libname].status == "ok" and r.times:
+            cells[libname].time = statistics.median(r.times)
+            cells[libname].n = len(r.times)
+
+
+def run_cell(case: Case, libname: str, mats, repeat: int, cap: float, cache: dict, reference: dict) -> Cell:
+    """One library's cell on its own: :func:`prepare_cell`, then its runs back to back."""
+    cell, runs = prepare_cell(case, libname, mats, repeat, cap, cache, reference)
+    if runs is None:
+        return cell
+    cells = {libname: cell}
+    run_rounds(cells, {libname: runs})
+    return cells[libname]
 
 # --------------------------------------------------------------------------
 # First-call subprocess
@@ -1028,18 +1081,22 @@ def main(argv=None) -> int:
         gc.collect()
         reference: dict = {}
         cells = {}
-        triad_here = None
-        if case.bytes is not None:
-            # the triad right before the row it divides: on a shared host the bandwidth on offer
-            # moves by 1.5x within minutes, and a triad from the start or end of the run mixes
-            # two machine states into one fraction
-            triad_here = triad_bandwidth(args.threads)
+        runs = {}
         # scipy first so that it is the reference for the result check
         for libname in ("scipy", "sparray", "sparse", "torch"):
             if args.skip_slow and libname in case.slow:
                 cells[libname] = Cell(status="skip")
                 continue
-            cells[libname] = run_cell(case, libname, mats, args.repeat, args.cap, cache, reference)
+            cells[libname], r = prepare_cell(case, libname, mats, args.repeat, args.cap, cache, reference)
+            if r is not None:
+                runs[libname] = r
+        # the triad of a bandwidth row is measured in every round, beside the runs it divides: on
+        # a shared host the bandwidth on offer moves by 1.5x within minutes, and a triad from the
+        # start or end of the run mixes two machine states into one fraction
+        triads: list = []
+        run_rounds(cells, runs, (lambda: triads.append(triad_bandwidth(args.threads, repeat=3)))
+                   if case.bytes is not None else None)
+        triad_here = statistics.median(triads) if triads else None
         if case.bytes is not None:
             moved[(case.name, case.matrices)] = (case.bytes(*mats), triad_here)
         nse = "+".join(fmt_nse(len(m[0])) for m in mats)

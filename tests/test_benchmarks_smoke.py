@@ -167,6 +167,37 @@ def test_bench_cells_report_errors_without_stopping(monkeypatch):
     assert bench.ratio_text(bench.Cell(time=2.0), bench.Cell(time=1.0)) == "2.00x"
 
 
+
+def test_bench_runs_alternate_between_libraries():
+    """The timed runs go one library at a time per round (warm-ups and probes first), each cell
+    gets its own count of runs, and a run that fails marks only its own cell."""
+    bench = _load("bench")
+    calls = []
+
+    def rec(name, fail_at=None):
+        def f(x):
+            calls.append(name)
+            if fail_at is not None and calls.count(name) == fail_at:
+                raise RuntimeError("spell")
+            return x
+        return f
+
+    m = matrices.get("poisson", scale=1e-4)
+    case = bench.Case("alt", "poisson", lambda lib, mats: (1,),
+                      {"scipy": rec("scipy"), "sparray": rec("sparray"), "torch": rec("torch", fail_at=3)})
+    cells, runs = {}, {}
+    for lib in ("scipy", "sparray", "torch"):
+        cells[lib], r = bench.prepare_cell(case, lib, [m], 4, 10.0, {}, {})
+        runs[lib] = r
+    assert calls == ["scipy", "sparray", "torch"]  # the warm-ups
+    triads = []
+    bench.run_rounds(cells, runs, lambda: triads.append(len(calls)))
+    assert calls[3:9] == ["scipy", "sparray", "torch", "scipy", "sparray", "torch"]
+    assert calls[9:] == ["scipy", "sparray"] * 2  # torch failed in its second timed run
+    assert len(triads) == 4  # one per round
+    assert cells["scipy"].n == cells["sparray"].n == 4 and cells["scipy"].status == "ok"
+    assert cells["torch"].status == "err" and "spell" in cells["torch"].error
+
 @pytest.mark.skipif(not _sparray_importable(), reason="sparray (sparray.COO) is not importable")
 def test_bench_quick_run():
     cmd = [sys.executable, os.path.join(BENCH_DIR, "bench.py"), "--quick", "--scale", "0.001",
