@@ -228,12 +228,8 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
         )
         if rd > 1 or perm_v != sorted(perm_v):
             dense = _local(xp, kind, entries.like(dense))
-        nonzero = dense[:, 0] != 0 if m == 1 else xp.any(dense != 0, axis=1)
-        if int(xp.count_nonzero(nonzero)) == groups.nkeys:  # no zero sum: nothing to drop (no gathers)
-            keys, result = xp.arange(groups.nkeys, dtype=xp.int64), dense
-        else:
-            keys = xp.nonzero(nonzero)[0]
-            result = xp.take(dense, keys, axis=0)
+        # the non-zero sums and their keys (no gather when every key has one)
+        keys, result = _dispatch.call("nonzero_rows", "dense", xp, dense, work=groups.nkeys)
     else:
         keys, result, _ = _grouped(xp, kind, groups, entries, fills, total, correction)
     empty_result = _finish(xp, kind, *_empty_group(xp, kind, fills), xp.zeros((1, 1), dtype=xp.int64), groups.n_red, fills, total, correction)

@@ -10,6 +10,8 @@ Registered in the device registry as the ``"generic"`` implementations of
 - ``coalesce(keys, values) -> (ukeys, uvalues)``: duplicates summed (bool: or);
 - ``group_reduce(keys, values, nkeys, op) -> (ukeys, acc, counts)``, op in sum/prod/max/min;
 - ``scatter_sum(keys, values, nkeys) -> acc``: the per-key sums as a dense ``(nkeys, m)`` array;
+- ``nonzero_rows(dense) -> (keys, rows)`` [dense]: the rows of such an array with a non-zero (or
+  nan) element and their indices (a sum's sparse result);
 - ``group_reduce`` [csr] ``(offsets, values, op) -> (runs, acc, counts)``: the same grouped by
   CSR-style pointers (run g is ``values[offsets[g]:offsets[g + 1]]``), the non-empty runs only.
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 from ._dispatch import register
 
 __all__ = ["segment_reduce_sorted", "segment_scan_sorted", "coalesce_generic", "group_reduce_generic", "group_reduce_rows_generic",
-           "scatter_sum_generic", "OPS"]
+           "scatter_sum_generic", "nonzero_rows_generic", "OPS"]
 
 OPS = ("sum", "prod", "max", "min")
 
@@ -114,3 +116,15 @@ def scatter_sum_generic(xp, keys, values, nkeys, sorted_keys=False):
     clipped = xp.where(pos < ukeys.shape[0], pos, xp.full_like(pos, ukeys.shape[0] - 1))
     found = xp.reshape(xp.take(ukeys, clipped) == targets, (nkeys, 1))
     return xp.where(found, xp.take(acc, clipped, axis=0), xp.zeros((1, m), dtype=values.dtype))
+
+
+@register("nonzero_rows", "dense", "generic")
+def nonzero_rows_generic(xp, dense):
+    """(keys int64 ascending, rows) of the rows of ``dense`` (n, m) with a non-zero (or nan)
+    element; ``dense`` itself (no gather) with ``arange(n)`` when every row has one."""
+    n, m = dense.shape
+    nonzero = dense[:, 0] != 0 if m == 1 else xp.any(dense != 0, axis=1)
+    if int(xp.count_nonzero(nonzero)) == n:
+        return xp.arange(n, dtype=xp.int64), dense
+    keys = xp.astype(xp.nonzero(nonzero)[0], xp.int64, copy=False)
+    return keys, xp.take(dense, keys, axis=0)

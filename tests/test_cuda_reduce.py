@@ -1,4 +1,4 @@
-"""group_reduce and scatter_sum on the CUDA backend (kernels/cuda/group_reduce.cu, scatter.cu),
+"""group_reduce, scatter_sum and nonzero_rows on the CUDA backend (kernels/cuda/group_reduce.cu, scatter.cu),
 emulated in CI, on CuPy where a GPU is: compared with the numba kernels and with dense NumPy."""
 
 import numpy as np
@@ -7,11 +7,12 @@ import pytest
 from cuda_testing import DEVICES, INDEX_DTYPES, VALUE_DTYPES, random_values, requires_gxx, skewed_keys, to_device, to_host
 from sparray.kernels import KernelDeclined
 from sparray.kernels.cpu.group_reduce import group_reduce as cpu_group_reduce
+from sparray.kernels.cpu.scatter import nonzero_rows as cpu_nonzero_rows
 from sparray.kernels.cpu.scatter import scatter_sum as cpu_scatter_sum
 from sparray.kernels.cpu.group_reduce import group_reduce_rows as cpu_group_reduce_rows
 from sparray.kernels.cuda.group_reduce import group_reduce, group_reduce_rows
 from sparray.kernels.cuda.scatter import DTYPES as SCATTER_DTYPES
-from sparray.kernels.cuda.scatter import scatter_sum
+from sparray.kernels.cuda.scatter import nonzero_rows, scatter_sum
 
 pytestmark = requires_gxx
 
@@ -191,3 +192,28 @@ def test_scatter_sum_errors_match_numba(device):
     for dtype in ("bool", "int8", "int16", "uint8", "uint16", "float16"):
         vals = np.ones((3, 1), dtype)
         _same_errors(lambda: scatter_sum(d([0, 1, 2]), d(vals), 3), lambda: cpu_scatter_sum(np.array([0, 1, 2]), vals, 3), KernelDeclined)
+
+
+# ---- nonzero_rows ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", SCATTER_DTYPES, ids=str)
+def test_nonzero_rows_matches_numba(device, dtype):
+    """The rows of a scatter's result with a non-zero element, as the numba kernel keeps them."""
+    rng = np.random.default_rng(7)
+    for n, nkeys, m, is_sorted in CASES:
+        keys, values = _case_data(rng, n, nkeys, m, is_sorted, dtype, np.int64)
+        dense = cpu_scatter_sum(keys, values, nkeys)
+        dense[::3] = 0
+        got_keys, got = nonzero_rows(to_device(dense, device))
+        want_keys, want = cpu_nonzero_rows(dense)
+        assert to_host(got_keys).dtype == np.int64 and to_host(got).dtype == want.dtype
+        np.testing.assert_array_equal(to_host(got_keys), want_keys)
+        np.testing.assert_array_equal(to_host(got), want)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_nonzero_rows_errors_match_numba(device):
+    for bad, exc in ((np.zeros(3), ValueError), (np.zeros((3, 1), np.float16), KernelDeclined)):
+        _same_errors(lambda: nonzero_rows(to_device(bad, device)), lambda: cpu_nonzero_rows(bad), exc)

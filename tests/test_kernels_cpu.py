@@ -9,7 +9,7 @@ from sparray.kernels.cpu.binary import MODES as FUSED_MODES
 from sparray.kernels.cpu.binary import OPS as FUSED_OPS
 from sparray.kernels.cpu.binary import merge_apply
 from sparray.kernels.cpu.binary_rows import merge_apply_rows
-from sparray.kernels.cpu.scatter import scatter_sum
+from sparray.kernels.cpu.scatter import nonzero_rows, scatter_sum
 
 DTYPES = [np.bool_, np.int32, np.int64, np.uint8, np.float32, np.float64, np.complex128]
 ALL_DTYPES = DTYPES + [np.int8, np.int16, np.uint16, np.uint32, np.uint64, np.complex64]
@@ -640,6 +640,46 @@ def test_scatter_sum_rejects_out_of_range_keys():
         scatter_sum(np.array([-1]), np.ones((1, 1)), 5)
     with pytest.raises(KernelDeclined):
         scatter_sum(np.array([0]), np.ones((1, 1), bool), 5)
+
+
+# ---- scatter.nonzero_rows --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "uint32", "complex128", "bool"])
+@pytest.mark.parametrize("n,m,zero_share", [(0, 1, 0.5), (1, 1, 1.0), (7, 3, 0.5), (5, 0, 0.0), (300_000, 1, 0.8),
+                                            (300_000, 1, 1e-4), (300_001, 2, 0.3), (200_000, 1, 0.0)])
+def test_nonzero_rows_matches_numpy(dtype, n, m, zero_share):
+    """Zero rows anywhere (runs across the kernel's slices, a few or most of them); a row stays if
+    any of its values is non-zero; with none to drop, the input itself comes back."""
+    rng = np.random.default_rng(n + m)
+    dense = rng.integers(1, 5, size=(n, m)).astype(dtype)
+    zero = rng.random(n) < zero_share
+    zero[n // 3 : n // 3 + 1000] = zero_share > 0.5  # a run of zero rows, or of kept ones
+    dense[zero] = 0
+    if m > 1:
+        dense[::7, 0] = 0  # a row with one zero value is still non-zero
+    keep = np.flatnonzero((dense != 0).any(axis=1))
+    keys, rows = nonzero_rows(dense)
+    assert keys.dtype == np.int64 and rows.dtype == dense.dtype and rows.shape == (len(keep), m)
+    np.testing.assert_array_equal(keys, keep)
+    np.testing.assert_array_equal(rows, dense[keep])
+    if len(keep) == n:
+        assert rows is dense or n == 0
+
+
+def test_nonzero_rows_nan_and_signed_zero():
+    dense = np.array([[0.0], [np.nan], [-0.0], [np.inf], [0.0]])
+    keys, rows = nonzero_rows(dense)
+    assert keys.tolist() == [1, 3] and np.isnan(rows[0, 0]) and rows[1, 0] == np.inf
+    c = np.array([[0j], [1j], [0 + 0j]])
+    assert nonzero_rows(c)[0].tolist() == [1]
+
+
+def test_nonzero_rows_rejects_bad_input():
+    with pytest.raises(ValueError, match="2-d"):
+        nonzero_rows(np.zeros(3))
+    with pytest.raises(KernelDeclined):
+        nonzero_rows(np.zeros((3, 1), np.float16))
 
 
 # ---- finite.all_finite ------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Dense scatter-add on a GPU: :func:`scatter_sum`, the CUDA twin of ``kernels/cpu/scatter.py``.
+"""Dense scatter-add on a GPU: :func:`scatter_sum` and :func:`nonzero_rows`, the CUDA twins of
+``kernels/cpu/scatter.py``.
 
 ``scatter_sum(keys, values, nkeys, sorted_keys=False) -> acc`` with ``acc[k] = sum of
 values[keys == k]``, ``acc`` a dense ``(nkeys, m)`` array of the values' dtype (the hot path of
@@ -10,7 +11,8 @@ imaginary parts are independent). The dtypes the numba kernel declines (bool, in
 kernel, never used as an address, and raises ValueError like the numba kernel. Float sums depend
 on the order the atomics land in (last bits, like the numba kernel's per-thread partial sums);
 integer sums are exact. ``sorted_keys`` is accepted for the numba kernel's streaming pass and not
-needed here.
+needed here. ``nonzero_rows(acc) -> (keys, rows)`` keeps the rows with a non-zero (or nan)
+element: CuPy's ``nonzero`` and ``take`` on the device (no kernel of its own).
 
 >>> import numpy as np
 >>> scatter_sum(np.array([2, 0, 2]), np.array([[1.0], [2.0], [4.0]]), 3).ravel().tolist()
@@ -25,7 +27,7 @@ from .. import KernelDeclined
 from ._build import INDEX_TYPES, c_type, index_type
 from ._driver import driver_for
 
-__all__ = ["scatter_sum"]
+__all__ = ["scatter_sum", "nonzero_rows"]
 
 SOURCE = "scatter.cu"
 #: The numba kernel's dtypes (each with a native atomicAdd, or two for complex).
@@ -59,3 +61,21 @@ def scatter_sum(keys, values, nkeys, sorted_keys=False):
     if bad:
         raise ValueError(f"scatter_sum: {bad} keys outside [0, {nkeys})")
     return out
+
+
+def nonzero_rows(dense):
+    """``(keys int64[k] ascending, rows (k, m))``: the rows of ``dense`` (n, m) with a non-zero (or
+    nan) element, or ``dense`` itself with ``arange(n)`` when every row has one; the numba kernel's
+    errors (ValueError for a shape that is not 2-d, KernelDeclined for another dtype)."""
+    xp = driver_for(dense).xp
+    dense = xp.asarray(dense)
+    if dense.ndim != 2:
+        raise ValueError(f"nonzero_rows: dense must be 2-d (n, m); got shape {dense.shape}")
+    if dense.dtype not in DTYPES and dense.dtype != np.bool_:
+        raise KernelDeclined(f"nonzero_rows takes bool, int32/64, uint32/64, float and complex rows, not {dense.dtype}")
+    n = dense.shape[0]
+    present = xp.any(dense != 0, axis=1)
+    if int(xp.count_nonzero(present)) == n:
+        return xp.arange(n, dtype=np.int64), dense
+    keys = xp.nonzero(present)[0].astype(np.int64, copy=False)
+    return keys, xp.take(dense, keys, axis=0)
