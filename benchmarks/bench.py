@@ -618,8 +618,7 @@ class Runs:
     the last timed run, not the warm-up (which may include JIT compilation)."""
 
     fn: Callable
-    get_args: Callable
-    fresh: bool
+    get_args: Callable  # the cached input, or a new one per call for a case that consumes it
     number: int
     repeat: int
     cap: float
@@ -707,7 +706,7 @@ def prepare_cell(case: Case, libname: str, mats, repeat: int, cap: float, cache:
         cell.number = number
         if case.fresh:
             del args  # each timed run makes its own input
-        return cell, Runs(fn, get_args, case.fresh, number, repeat, cap, spent, estimate)
+        return cell, Runs(fn, get_args, number, repeat, cap, spent, estimate)
     except Exception as exc:  # noqa: BLE001
         return Cell(status="err", error=f"{stage}: {type(exc).__name__}: {str(exc)[:200]}"), None
 
@@ -1094,7 +1093,7 @@ def main(argv=None) -> int:
         # a shared host the bandwidth on offer moves by 1.5x within minutes, and a triad from the
         # start or end of the run mixes two machine states into one fraction
         triads: list = []
-        run_rounds(cells, runs, (lambda: triads.append(triad_bandwidth(args.threads, repeat=3)))
+        run_rounds(cells, runs, (lambda out=triads: out.append(triad_bandwidth(args.threads, repeat=3)))
                    if case.bytes is not None else None)
         triad_here = statistics.median(triads) if triads else None
         if case.bytes is not None:

@@ -27,7 +27,7 @@ from .. import KernelDeclined
 from ._build import INDEX_TYPES, c_type, index_type
 from ._driver import driver_for
 
-__all__ = ["scatter_sum", "nonzero_rows"]
+__all__ = ["nonzero_rows", "scatter_sum"]
 
 SOURCE = "scatter.cu"
 #: The numba kernel's dtypes (each with a native atomicAdd, or two for complex).
