@@ -294,57 +294,9 @@ def scatter_sum(keys, values, nkeys, sorted_keys=False):
 
 
 # --- nonzero_rows: the rows of a scatter's result that hold a non-zero -----------------------------
-@numba.njit(cache=True, nogil=True, inline="always")
-def _row_nonzero(dense, i):
-    """Whether row i of ``dense`` (n, m) has an element != 0 (nan included), read as stored."""
-    nz = False
-    for t in range(dense.shape[1]):
-        nz |= dense[i, t] != 0
-    return nz
-
-
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _count_nonzero_rows(dense, nchunks):
-    """``counts[c + 1]`` = the non-zero rows of slice c of the rows (``counts[0]`` = 0)."""
-    n = dense.shape[0]
-    counts = np.zeros(nchunks + 1, np.int64)
-    for c in numba.prange(nchunks):
-        k = 0
-        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
-            k += _row_nonzero(dense, i)
-        counts[c + 1] = k
-    return counts
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _gather_nonzero_rows(dense, starts, keys, rows, nchunks, written):
-    """Slice c of the rows writes its non-zero rows and their indices from ``starts[c]`` on. Each
-    row is written before the test (no branch on it: the zero rows of a power-law matrix's sums
-    come in no pattern) and the position moves on only for a non-zero row; a slice stops when its
-    ``starts[c + 1] - starts[c]`` rows are out, so it never touches the next slice's first row.
-    ``keys`` and ``rows`` have one spare row (the last slice's last store). ``written[c]`` is what
-    slice c wrote (checked by the wrapper)."""
-    n, m = dense.shape
-    for c in numba.prange(nchunks):
-        j = starts[c]
-        end = starts[c + 1]
-        i = n * c // nchunks
-        hi = n * (c + 1) // nchunks
-        while i < hi and j < end:
-            nz = False
-            for t in range(m):
-                x = dense[i, t]
-                rows[j, t] = x
-                nz |= x != 0
-            keys[j] = i
-            j += nz
-            i += 1
-        written[c] = j - starts[c]
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _count_nonzero_scalar(v, nchunks):
-    """``_count_nonzero_rows`` for one value per row (``v`` 1-D)."""
+def _count_nonzero(v, nchunks):
+    """``counts[c + 1]`` = the non-zero elements of slice c of ``v`` (1-D; ``counts[0]`` = 0)."""
     n = v.shape[0]
     counts = np.zeros(nchunks + 1, np.int64)
     for c in numba.prange(nchunks):
@@ -356,8 +308,13 @@ def _count_nonzero_scalar(v, nchunks):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _gather_nonzero_scalar(v, starts, keys, out, nchunks, written):
-    """``_gather_nonzero_rows`` for one value per row (``v``, ``out`` 1-D)."""
+def _gather_nonzero(v, starts, keys, out, nchunks, written):
+    """Slice c of ``v`` (1-D) writes its non-zero elements and their indices from ``starts[c]`` on.
+    Each element is written before the test (no branch on it: the zero sums of a power-law
+    matrix come in no pattern) and the position moves on only for a non-zero one; a slice stops
+    when its ``starts[c + 1] - starts[c]`` elements are out, so it never touches the next slice's
+    first one. ``keys`` and ``out`` have one spare element (the last slice's last store).
+    ``written[c]`` is what slice c wrote (checked by the wrapper)."""
     n = v.shape[0]
     for c in numba.prange(nchunks):
         j = starts[c]
@@ -391,20 +348,20 @@ def nonzero_rows(dense):
         raise KernelDeclined(f"nonzero_rows takes bool, int32/64, uint32/64, float and complex rows, not {dense.dtype}")
     dense = np.ascontiguousarray(dense)
     n, m = dense.shape
+    # one value a row (a sum's usual result) is counted and gathered as is; wider rows through
+    # whether each has a non-zero, then a take of the rows found
+    v = dense.reshape(n) if m == 1 else (dense != 0).any(axis=1)
     with threads_for(n * max(m, 1)):
         nchunks = max(1, min(numba.get_num_threads() * 4, n >> 14))
-        scalar = m == 1
-        starts = np.cumsum(_count_nonzero_scalar(dense.reshape(n), nchunks) if scalar else _count_nonzero_rows(dense, nchunks))
+        starts = np.cumsum(_count_nonzero(v, nchunks))
         total = int(starts[-1])
         if total == n:
             return np.arange(n, dtype=np.int64), dense
         keys = np.empty(total + 1, np.int64)
-        rows = np.empty((total + 1, m), dense.dtype)
+        out = np.empty(total + 1, v.dtype)
         written = np.zeros(nchunks, np.int64)
-        if scalar:
-            _gather_nonzero_scalar(dense.reshape(n), starts, keys, rows.reshape(total + 1), nchunks, written)
-        else:
-            _gather_nonzero_rows(dense, starts, keys, rows, nchunks, written)
+        _gather_nonzero(v, starts, keys, out, nchunks, written)
     if not np.array_equal(written, np.diff(starts)):  # never on a sound kernel: no unwritten row goes out
         raise RuntimeError(f"nonzero_rows: counted {np.diff(starts).tolist()} non-zero rows per slice, gathered {written.tolist()}")
-    return keys[:total], rows[:total]
+    keys = keys[:total]
+    return keys, (out[:total].reshape(total, 1) if m == 1 else np.take(dense, keys, axis=0))

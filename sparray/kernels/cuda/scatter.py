@@ -73,9 +73,7 @@ def nonzero_rows(dense):
         raise ValueError(f"nonzero_rows: dense must be 2-d (n, m); got shape {dense.shape}")
     if dense.dtype not in DTYPES and dense.dtype != np.bool_:
         raise KernelDeclined(f"nonzero_rows takes bool, int32/64, uint32/64, float and complex rows, not {dense.dtype}")
-    n = dense.shape[0]
-    present = xp.any(dense != 0, axis=1)
-    if int(xp.count_nonzero(present)) == n:
-        return xp.arange(n, dtype=np.int64), dense
-    keys = xp.nonzero(present)[0].astype(np.int64, copy=False)
-    return keys, xp.take(dense, keys, axis=0)
+    from ..._namespace import namespace_of
+    from ..._segments import nonzero_rows_generic
+
+    return nonzero_rows_generic(namespace_of(dense), dense)  # CuPy's nonzero and take: no kernel needed
