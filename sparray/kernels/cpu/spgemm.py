@@ -138,12 +138,12 @@ def _check_b(b_crow, b_col, ncols, klo, khi, qlo, qhi):
     (branch-free reductions, so they vectorise)."""
     flags = 0
     dec = False
-    for k in range(klo, khi):
-        dec |= b_crow[k + 1] < b_crow[k]
+    for k in range(np.uint64(klo), np.uint64(khi)):  # unsigned indices: the loops vectorise
+        dec |= b_crow[k + np.uint64(1)] < b_crow[k]
     if dec:
         flags |= _BAD_B_CROW
     top = np.uint64(0)
-    for q in range(qlo, qhi):
+    for q in range(np.uint64(qlo), np.uint64(qhi)):
         top = max(top, np.uint64(np.int64(b_col[q])))  # a negative index wraps to a huge one
     if qhi > qlo and top >= np.uint64(ncols):
         flags |= _BAD_B_COL
