@@ -47,10 +47,17 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # fall back to the checkout's sparray when it is not installed (a site-packages install comes first)
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import matrices  # noqa: E402
+import warm_memory  # noqa: E402
 
 LIBS = ("sparray", "scipy", "sparse", "torch")
 PEERS = LIBS[1:]
 LIB_MODULES = {"sparray": "sparray", "scipy": "scipy.sparse", "sparse": "sparse", "torch": "torch"}
+# bytes touched before each timed run (warm_memory.py): the warm-up's peak above the resident size
+# before it, plus a slack (memory the garbage collection freed inside it, the allocator's own),
+# at most _MAX_FOOTPRINT; _DEFAULT_FOOTPRINT where the kernel does not report peaks
+_FOOTPRINT_SLACK = 64 << 20
+_DEFAULT_FOOTPRINT = 1 << 30
+_MAX_FOOTPRINT = 4 << 30
 
 # --------------------------------------------------------------------------
 # Library loading (lazy; an ImportError makes the whole column n/a)
@@ -615,7 +622,9 @@ class Runs:
     """One library's timed runs of a case, taken one at a time so that the libraries' runs can
     alternate (:func:`run_rounds`): up to ``repeat`` runs, at least one, and no new run once the
     cell's total time (warm-up included) would go over ``cap``. The estimate for the next run is
-    the last timed run, not the warm-up (which may include JIT compilation)."""
+    the last timed run, not the warm-up (which may include JIT compilation). Before each run,
+    untimed, ``footprint`` bytes (the warm-up's peak) are allocated, touched and freed, so that
+    the run allocates recently used memory whichever library ran before it (see warm_memory.py)."""
 
     fn: Callable
     get_args: Callable  # the cached input, or a new one per call for a case that consumes it
@@ -624,6 +633,7 @@ class Runs:
     cap: float
     spent: float
     estimate: float
+    footprint: int = 0
     times: list = field(default_factory=list)
 
     def wants_more(self) -> bool:
@@ -631,6 +641,7 @@ class Runs:
 
     def run_once(self) -> None:
         args = self.get_args()
+        warm_memory.warm(self.footprint)
         dt, res = _timed(self.fn, args, self.number)
         del res, args
         self.times.append(dt)
@@ -666,7 +677,10 @@ def prepare_cell(case: Case, libname: str, mats, repeat: int, cap: float, cache:
         with warnings.catch_warnings(record=True) as caught, \
                 (trace_sparray() if libname == "sparray" else contextlib.nullcontext()) as seen:
             warnings.simplefilter("always")
+            base = warm_memory.reset_peak()
             warm, res = _timed(fn, args)
+            peak = warm_memory.peak_above(base)
+            footprint = _DEFAULT_FOOTPRINT if peak is None else min(peak + _FOOTPRINT_SLACK, _MAX_FOOTPRINT)
         cell = Cell(warm=warm, backends=list(seen or []),
                     warnings=sorted({f"{w.category.__name__}: {w.message}"[:240] for w in caught}))
         if case.check:
@@ -706,7 +720,7 @@ def prepare_cell(case: Case, libname: str, mats, repeat: int, cap: float, cache:
         cell.number = number
         if case.fresh:
             del args  # each timed run makes its own input
-        return cell, Runs(fn, get_args, number, repeat, cap, spent, estimate)
+        return cell, Runs(fn, get_args, number, repeat, cap, spent, estimate, footprint)
     except Exception as exc:  # noqa: BLE001
         return Cell(status="err", error=f"{stage}: {type(exc).__name__}: {str(exc)[:200]}"), None
 

@@ -198,6 +198,47 @@ def test_bench_runs_alternate_between_libraries():
     assert cells["scipy"].n == cells["sparray"].n == 4 and cells["scipy"].status == "ok"
     assert cells["torch"].status == "err" and "spell" in cells["torch"].error
 
+
+def test_bench_warms_each_runs_memory(monkeypatch):
+    """Before every timed run (not the warm-up) the harness touches as many bytes as the warm-up
+    needed at its peak, so no library allocates pages the host took back (warm_memory.py)."""
+    bench = _load("bench")
+    warm_memory = sys.modules["warm_memory"]
+    touched = []
+    monkeypatch.setattr(warm_memory, "warm", lambda nbytes: touched.append(nbytes))
+    size = 48 << 20
+
+    def alloc(x):
+        a = np.ones(size // 8)  # every page written
+        return float(a[-1]) + x
+
+    m = matrices.get("poisson", scale=1e-4)
+    case = bench.Case("mem", "poisson", lambda lib, mats: (1,), {"scipy": alloc})
+    cells, r = {}, None
+    cells["scipy"], r = bench.prepare_cell(case, "scipy", [m], 3, 10.0, {}, {})
+    assert touched == []  # nothing before the warm-up
+    bench.run_rounds(cells, {"scipy": r})
+    assert touched == [r.footprint] * 3 and cells["scipy"].n == 3
+    if warm_memory.reset_peak() is not None:  # Linux: the peak is measured
+        assert size <= r.footprint <= bench._MAX_FOOTPRINT
+    else:
+        assert r.footprint == bench._DEFAULT_FOOTPRINT
+
+
+def test_warm_memory_measures_a_peak():
+    _load("bench")
+    warm_memory = sys.modules["warm_memory"]
+    base = warm_memory.reset_peak()
+    if base is None:
+        pytest.skip("the kernel does not report peak resident memory")
+    a = np.ones((32 << 20) // 8)
+    peak = warm_memory.peak_above(base)
+    del a
+    assert peak >= 32 << 20
+    warm_memory.warm(8 << 20)  # runs, returns nothing
+    warm_memory.warm(0)
+
+
 @pytest.mark.skipif(not _sparray_importable(), reason="sparray (sparray.COO) is not importable")
 def test_bench_quick_run():
     cmd = [sys.executable, os.path.join(BENCH_DIR, "bench.py"), "--quick", "--scale", "0.001",
