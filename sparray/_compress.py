@@ -195,7 +195,8 @@ def coo_to_compressed(A, layout: str, blocksize=None):
         if major is None:
             raise ValueError(f"to_layout: batch x rows = {nbatch * rows} does not fit in int64 for shape {A.shape}")
     off_dt = idt if not batch_shape else xp.int64
-    offsets = _dispatch.call("compress_offsets", "csr", xp, major, nbatch * rows, off_dt, work=A.nse)
+    # A is coalesced and range-checked: its major keys are sorted and in range
+    offsets = _dispatch.call("compress_offsets", "csr", xp, major, nbatch * rows, off_dt, True, work=A.nse)
     parts = _Parts(xp, offsets, A._indices[-1, :], flat_values(xp, A._values), nbatch, rows, cols)
     parts = _equalize_batches(parts, _fill_row(xp, A._fill, dense_shape, 1, A.dtype), idt)
     if cls._major == 1:
@@ -249,8 +250,8 @@ def _coo_to_blocked(A, cls, blocksize, idt):
         "scatter_blocks", "bsr", xp, block_ids, slots, flat_values(xp, A._values), nblocks, bh * bw, fill_row,
         work=A.nse,
     )  # fmt: skip
-    grows = ukeys // max(nminor, 1)
-    offsets = _dispatch.call("compress_offsets", "csr", xp, grows, nbatch * nmajor, xp.int64, work=nblocks)
+    grows = ukeys // max(nminor, 1)  # sorted (ukeys are) and in range (A's indices were checked)
+    offsets = _dispatch.call("compress_offsets", "csr", xp, grows, nbatch * nmajor, xp.int64, True, work=nblocks)
     parts = _Parts(xp, offsets, ukeys - grows * nminor, xp.reshape(blocks, (nblocks, bh * bw * m)), nbatch, nmajor, nminor)
     parts = _equalize_batches(parts, _fill_row(xp, A._fill, dense_shape, bh * bw, A.dtype), idt)
     return _build(cls, parts, A.shape, A._fill, batch_shape, (bh, bw, *dense_shape), idt)

@@ -6,7 +6,7 @@ GLOBAL offsets (row ``g = b * nmajor + r`` holds entries ``offsets[g]:offsets[g 
 
 - ``compressed_valid(cidx, pidx, nminor)``: True when the encoding is valid (generic: always
   False, meaning "run the checks that name the offender").
-- ``compress_offsets(keys, nbuckets, index_dtype)``: ``offsets[k] = #(keys < k)`` for sorted keys.
+- ``compress_offsets(keys, nbuckets, index_dtype, checked=False)``: ``offsets[k] = #(keys < k)`` for sorted keys.
 - ``expand_offsets(offsets, index_dtype)``: the row ``g`` of every entry.
 - ``transpose_compressed(offsets, minor, values, nbatch, nmajor, nminor, index_dtype)``: the same
   entries compressed along the other axis (stable: within a new row, by old row).
@@ -45,7 +45,8 @@ def compressed_valid(xp, cidx, pidx, nminor):
 
 
 @register("compress_offsets", "csr", "generic")
-def compress_offsets(xp, keys, nbuckets, index_dtype):
+def compress_offsets(xp, keys, nbuckets, index_dtype, checked=False):
+    # ``checked`` (keys known sorted and in range) changes nothing here: searchsorted never checks
     targets = xp.arange(nbuckets + 1, dtype=xp.int64)
     return xp.astype(xp.searchsorted(xp.astype(keys, xp.int64), targets), index_dtype)
 

@@ -64,6 +64,9 @@ def test_compress_expand_match_numba(device, kdt, idt):
         off = gpu.compress_offsets(to_device(keys, device), nbuckets, idt)
         expected = cpu.compress_offsets(keys, nbuckets, idt)
         assert_same(off, expected)
+        # keys the caller has checked (a coalesced COO's rows): no checking launch, same pointers
+        assert_same(gpu.compress_offsets(to_device(keys, device), nbuckets, idt, True), expected)
+        assert_same(cpu.compress_offsets(keys, nbuckets, idt, True), expected)
         np.testing.assert_array_equal(expected, np.searchsorted(keys, np.arange(nbuckets + 1)))
         rows = gpu.expand_offsets(off, idt)
         assert_same(rows, cpu.expand_offsets(expected, idt))

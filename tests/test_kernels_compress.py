@@ -160,6 +160,53 @@ def test_compress_offsets_both_ways_of_writing_empty_buckets(fill_gaps, threads,
         numba.set_num_threads(old)
 
 
+@pytest.mark.parametrize("threads", [1, 2, numba.config.NUMBA_NUM_THREADS])
+def test_compress_offsets_of_checked_keys(threads):
+    """``checked=True`` (keys known sorted and in range) skips the checks and gives the same
+    pointers: empty buckets first, between runs, at chunk boundaries and after the last key, runs
+    longer than a chunk, one bucket, int32 and int64 keys and pointers."""
+    rng = np.random.default_rng(threads)
+    lengths = [0, 0, 70_000, 0, 1, 0, 0, 90_000, 3, 0, 40_000] + list(rng.integers(0, 3, 20_000) * rng.integers(0, 2, 20_000))
+    keys = np.repeat(np.arange(len(lengths)), lengths)
+    old = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        for kdt, idt in [(np.int64, np.int64), (np.int32, np.int32), (np.int32, np.int64)]:
+            for nbuckets in (len(lengths), len(lengths) + 9):
+                got = cp.compress_offsets(keys.astype(kdt), nbuckets, idt, True)
+                assert got.dtype == idt
+                np.testing.assert_array_equal(got, ref_compress_offsets(keys, nbuckets))
+        for n, nbuckets in [(0, 0), (0, 4), (1, 1), (5, 1), (300_000, 2_000_000)]:
+            k = np.sort(rng.integers(0, max(nbuckets, 1), n))
+            np.testing.assert_array_equal(cp.compress_offsets(k, nbuckets, np.int64, True), ref_compress_offsets(k, nbuckets))
+    finally:
+        numba.set_num_threads(old)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_compress_offsets_checked_keys_that_break_the_promise_stay_in_bounds(threads):
+    """Keys passed as checked that are not (out of range, negative, decreasing) give wrong offsets
+    but no access outside the output: the kernel writes into a view with guard elements on both
+    sides, which keep their value. The public function on the same keys returns offsets of the
+    right length, and refuses them unchecked."""
+    rng = np.random.default_rng(5)
+    nbuckets = 1000
+    old = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        for keys in (rng.integers(-2**40, 2**40, 100_000), np.full(100_000, 2**62), np.full(100_000, -3),
+                     np.arange(100_000)[::-1].copy(), np.concatenate([np.arange(50_000), np.full(50_000, 10**9)])):
+            buf = np.full(64 + nbuckets + 1 + 64, 12345, np.int64)
+            out = buf[64 : 64 + nbuckets + 1]
+            cp._compress_sorted(keys, nbuckets, out, threads * 4)
+            assert (buf[:64] == 12345).all() and (buf[64 + nbuckets + 1 :] == 12345).all()
+            assert cp.compress_offsets(keys, nbuckets, np.int64, True).shape == (nbuckets + 1,)
+            with pytest.raises(ValueError, match="keys must be non-decreasing"):
+                cp.compress_offsets(keys, nbuckets, np.int64)
+    finally:
+        numba.set_num_threads(old)
+
+
 def test_gappy_tells_power_law_rows_from_full_rows():
     rng = np.random.default_rng(0)
     full = np.sort(rng.integers(0, 100_000, 1_000_000))  # ten per bucket: no empty ones

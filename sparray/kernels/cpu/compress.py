@@ -51,6 +51,7 @@ __all__ = [
 _JIT = dict(cache=True, nogil=True)
 _PJIT = dict(cache=True, nogil=True, parallel=True)
 _U1 = np.uint64(1)
+_U2 = np.uint64(2)
 
 _INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 _UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}
@@ -275,6 +276,35 @@ def _compress(keys, nbuckets, out, nchunks, fill_gaps):
     return bad
 
 
+@numba.njit(**_PJIT)
+def _compress_sorted(keys, nbuckets, out, nchunks):
+    """:func:`_compress` for keys the caller has checked (non-decreasing, in ``[0, nbuckets)``): each
+    chunk zeroes its buckets, stores one past each key's position into the key's bucket end with no
+    check and no branch, then gives the buckets no key ends the end before them (measured on 1e7
+    keys, 2 threads: Poisson 10.5 -> 7.4 ms, uniform 13.7 -> 7.1 ms; the checks cost about a
+    third). A chunk owns the buckets after its predecessor's last key + 1 up to its own last key
+    + 1 (out[0] and the tail are the wrapper's). Every bucket touched is clamped into
+    ``[1, nbuckets]``, so keys that break the promise give wrong offsets, never an access out of
+    bounds."""
+    n = keys.shape[0]
+    top = np.uint64(nbuckets - 1)
+    for c in numba.prange(nchunks):
+        lo = np.uint64(_run_start(keys, n * c // nchunks))
+        hi = np.uint64(_run_start(keys, n * (c + 1) // nchunks))
+        if lo >= hi:
+            continue
+        first = (min(np.uint64(keys[lo - _U1]), top) + _U2) if lo > 0 else _U1
+        end = min(np.uint64(keys[hi - _U1]), top) + _U1
+        for b in range(first, end + _U1):
+            out[b] = 0
+        for i in range(lo, hi):
+            out[min(np.uint64(keys[i]), top) + _U1] = i + _U1
+        run = lo
+        for b in range(first, end + _U1):
+            run = max(run, np.uint64(out[b]))
+            out[b] = run
+
+
 def _gappy(keys):
     """Whether empty buckets are common among sorted ``keys``: over 4096 keys from the middle, more
     than one bucket in 20 of the span they cover is skipped. A gap costs a mispredicted branch
@@ -289,7 +319,7 @@ def _gappy(keys):
     return (span - runs) * 20 > span
 
 
-def compress_offsets(keys, nbuckets, index_dtype):
+def compress_offsets(keys, nbuckets, index_dtype, checked=False):
     """Bucket offsets of sorted keys: COO row indices (sorted) -> CSR row pointers.
 
     Parameters
@@ -297,6 +327,9 @@ def compress_offsets(keys, nbuckets, index_dtype):
     keys : int32/int64[n], non-decreasing, every key in [0, nbuckets).
     nbuckets : int >= 0.
     index_dtype : np.int32 or np.int64, the dtype of the result (must hold n).
+    checked : the caller has checked that keys are non-decreasing and in range (the rows of a
+        coalesced COO whose indices were range-checked): the kernel does not check them again.
+        It still never writes out of bounds; keys that break the promise give wrong offsets.
 
     Returns
     -------
@@ -317,6 +350,13 @@ def compress_offsets(keys, nbuckets, index_dtype):
     _fits(dt, n, "len(keys)")
     if n == 0:
         return np.zeros(nbuckets + 1, dt)
+    if checked and nbuckets > 0:
+        out = np.empty(nbuckets + 1, dt)
+        out[0] = 0
+        with threads_for(n + nbuckets):
+            _compress_sorted(keys, nbuckets, out, min(_threads(), max(1, n >> 12)))
+        out[min(max(int(keys[n - 1]), 0), nbuckets - 1) + 1 :] = n
+        return out
     fill_gaps = _gappy(keys)
     out = np.zeros(nbuckets + 1, dt) if fill_gaps else np.empty(nbuckets + 1, dt)
     out[0] = 0
