@@ -1,5 +1,7 @@
 """Tests of the compressed-layout kernels (sparray.kernels.cpu.compress) against NumPy references."""
 
+import contextlib
+
 import numba
 import numpy as np
 import pytest
@@ -48,6 +50,17 @@ def assert_same(actual, expected):
 # ---------------------------------------------------------------------------------------
 # NumPy references
 # ---------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def numba_threads(n):
+    """Run the block with ``n`` numba threads, restoring the count after."""
+    old = numba.get_num_threads()
+    numba.set_num_threads(n)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(old)
 
 
 def ref_compress_offsets(keys, nbuckets):
@@ -107,6 +120,7 @@ def test_compress_expand_roundtrip(n, nbuckets, kdt, idt):
     off = cp.compress_offsets(keys, nbuckets, idt)
     assert off.dtype == idt and off.shape == (nbuckets + 1,)
     np.testing.assert_array_equal(off, ref_compress_offsets(keys, nbuckets))
+    np.testing.assert_array_equal(cp.compress_offsets(keys, nbuckets, idt, True), off)  # keys known sorted
     rows = cp.expand_offsets(off, idt)
     assert rows.dtype == idt
     np.testing.assert_array_equal(rows, keys)
@@ -126,61 +140,34 @@ def test_compress_offsets_runs_across_chunks(threads):
     rng = np.random.default_rng(threads)
     lengths = [70_000, 1, 0, 0, 90_000, 3, 0, 40_000] + list(rng.integers(0, 4, 5000))
     keys = np.repeat(np.arange(len(lengths)), lengths)
-    old = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
+    with numba_threads(threads):
         for nbuckets in (len(lengths), len(lengths) + 7):
             np.testing.assert_array_equal(cp.compress_offsets(keys, nbuckets, np.int64), ref_compress_offsets(keys, nbuckets))
-    finally:
-        numba.set_num_threads(old)
 
 
-@pytest.mark.parametrize("fill_gaps", [False, True])
+@pytest.mark.parametrize("way", ["gap_branch", "fill_gaps", "checked"])
 @pytest.mark.parametrize("threads", [1, 2, numba.config.NUMBA_NUM_THREADS])
-def test_compress_offsets_both_ways_of_writing_empty_buckets(fill_gaps, threads, monkeypatch):
-    """The store loop with a branch per gap and the gap-filling pass give the same pointers: empty
-    buckets at the start, between runs, at chunk boundaries and after the last key, runs longer
-    than a chunk; bad keys are still reported at their position."""
-    monkeypatch.setattr(cp, "_gappy", lambda keys: fill_gaps)
+def test_compress_offsets_every_way_of_writing_empty_buckets(way, threads, monkeypatch):
+    """The store loop with a branch per gap, the gap-filling pass, and the unchecked loop for keys
+    the caller has checked (``checked=True``) give the same pointers: empty buckets at the start,
+    between runs, at chunk boundaries and after the last key, runs longer than a chunk, int32 and
+    int64 keys and pointers; bad keys are still reported at their position when not checked."""
+    monkeypatch.setattr(cp, "_gappy", lambda keys: way == "fill_gaps")
+    checked = way == "checked"
     rng = np.random.default_rng(threads)
     lengths = [0, 0, 70_000, 0, 1, 0, 0, 90_000, 3, 0, 40_000] + list(rng.integers(0, 3, 20_000) * rng.integers(0, 2, 20_000))
     keys = np.repeat(np.arange(len(lengths)), lengths)
-    old = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        for kdt, idt in [(np.int64, np.int64), (np.int32, np.int32)]:
+    with numba_threads(threads):
+        for kdt, idt in [(np.int64, np.int64), (np.int32, np.int32), (np.int32, np.int64)]:
             for nbuckets in (len(lengths), len(lengths) + 9):
-                got = cp.compress_offsets(keys.astype(kdt), nbuckets, idt)
+                got = cp.compress_offsets(keys.astype(kdt), nbuckets, idt, checked)
+                assert got.dtype == idt
                 np.testing.assert_array_equal(got, ref_compress_offsets(keys, nbuckets))
         bad = keys.copy()
         bad[len(keys) // 2] = -1
-        with pytest.raises(ValueError, match=rf"keys\[{len(keys) // 2}\] = -1 is outside"):
-            cp.compress_offsets(bad, len(lengths), np.int64)
-    finally:
-        numba.set_num_threads(old)
-
-
-@pytest.mark.parametrize("threads", [1, 2, numba.config.NUMBA_NUM_THREADS])
-def test_compress_offsets_of_checked_keys(threads):
-    """``checked=True`` (keys known sorted and in range) skips the checks and gives the same
-    pointers: empty buckets first, between runs, at chunk boundaries and after the last key, runs
-    longer than a chunk, one bucket, int32 and int64 keys and pointers."""
-    rng = np.random.default_rng(threads)
-    lengths = [0, 0, 70_000, 0, 1, 0, 0, 90_000, 3, 0, 40_000] + list(rng.integers(0, 3, 20_000) * rng.integers(0, 2, 20_000))
-    keys = np.repeat(np.arange(len(lengths)), lengths)
-    old = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        for kdt, idt in [(np.int64, np.int64), (np.int32, np.int32), (np.int32, np.int64)]:
-            for nbuckets in (len(lengths), len(lengths) + 9):
-                got = cp.compress_offsets(keys.astype(kdt), nbuckets, idt, True)
-                assert got.dtype == idt
-                np.testing.assert_array_equal(got, ref_compress_offsets(keys, nbuckets))
-        for n, nbuckets in [(0, 0), (0, 4), (1, 1), (5, 1), (300_000, 2_000_000)]:
-            k = np.sort(rng.integers(0, max(nbuckets, 1), n))
-            np.testing.assert_array_equal(cp.compress_offsets(k, nbuckets, np.int64, True), ref_compress_offsets(k, nbuckets))
-    finally:
-        numba.set_num_threads(old)
+        if not checked:
+            with pytest.raises(ValueError, match=rf"keys\[{len(keys) // 2}\] = -1 is outside"):
+                cp.compress_offsets(bad, len(lengths), np.int64)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -191,9 +178,7 @@ def test_compress_offsets_checked_keys_that_break_the_promise_stay_in_bounds(thr
     right length, and refuses them unchecked."""
     rng = np.random.default_rng(5)
     nbuckets = 1000
-    old = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
+    with numba_threads(threads):
         for keys in (rng.integers(-2**40, 2**40, 100_000), np.full(100_000, 2**62), np.full(100_000, -3),
                      np.arange(100_000)[::-1].copy(), np.concatenate([np.arange(50_000), np.full(50_000, 10**9)])):
             buf = np.full(64 + nbuckets + 1 + 64, 12345, np.int64)
@@ -203,8 +188,6 @@ def test_compress_offsets_checked_keys_that_break_the_promise_stay_in_bounds(thr
             assert cp.compress_offsets(keys, nbuckets, np.int64, True).shape == (nbuckets + 1,)
             with pytest.raises(ValueError, match="keys must be non-decreasing"):
                 cp.compress_offsets(keys, nbuckets, np.int64)
-    finally:
-        numba.set_num_threads(old)
 
 
 def test_gappy_tells_power_law_rows_from_full_rows():

@@ -305,6 +305,12 @@ def _compress_sorted(keys, nbuckets, out, nchunks):
             out[b] = run
 
 
+def _nchunks(n):
+    """Chunks of a pass over ``n`` sorted keys: one per thread (read inside ``threads_for``), at
+    least 4096 keys each."""
+    return min(_threads(), max(1, n >> 12))
+
+
 def _gappy(keys):
     """Whether empty buckets are common among sorted ``keys``: over 4096 keys from the middle, more
     than one bucket in 20 of the span they cover is skipped. A gap costs a mispredicted branch
@@ -354,15 +360,14 @@ def compress_offsets(keys, nbuckets, index_dtype, checked=False):
         out = np.empty(nbuckets + 1, dt)
         out[0] = 0
         with threads_for(n + nbuckets):
-            _compress_sorted(keys, nbuckets, out, min(_threads(), max(1, n >> 12)))
+            _compress_sorted(keys, nbuckets, out, _nchunks(n))
         out[min(max(int(keys[n - 1]), 0), nbuckets - 1) + 1 :] = n
         return out
     fill_gaps = _gappy(keys)
     out = np.zeros(nbuckets + 1, dt) if fill_gaps else np.empty(nbuckets + 1, dt)
     out[0] = 0
     with threads_for(n + nbuckets):
-        nchunks = min(_threads(), max(1, n >> 12))
-        bad = int(_compress(keys, nbuckets, out, nchunks, fill_gaps).min())
+        bad = int(_compress(keys, nbuckets, out, _nchunks(n), fill_gaps).min())
     if bad < n:
         k = int(keys[bad])
         if k < 0 or k >= nbuckets:
