@@ -647,10 +647,12 @@ def test_scatter_sum_rejects_out_of_range_keys():
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "uint32", "complex128", "bool"])
 @pytest.mark.parametrize("n,m,zero_share", [(0, 1, 0.5), (1, 1, 1.0), (7, 3, 0.5), (5, 0, 0.0), (300_000, 1, 0.8),
-                                            (300_000, 1, 1e-4), (300_001, 2, 0.3), (200_000, 1, 0.0)])
+                                            (300_000, 1, 0.97), (300_000, 1, 0.9999), (300_000, 1, 1e-4),
+                                            (300_001, 2, 0.3), (200_000, 1, 0.0)])
 def test_nonzero_rows_matches_numpy(dtype, n, m, zero_share):
-    """Zero rows anywhere (runs across the kernel's slices, a few or most of them); a row stays if
-    any of its values is non-zero; with none to drop, the input itself comes back."""
+    """Zero rows anywhere (runs across the kernel's slices, a few or most of them: 0.97 and more
+    send slices through the gather's branch per element); a row stays if any of its values is
+    non-zero; with none to drop, the input itself comes back."""
     rng = np.random.default_rng(n + m)
     dense = rng.integers(1, 5, size=(n, m)).astype(dtype)
     zero = rng.random(n) < zero_share

@@ -541,7 +541,7 @@ def test_many_row_ranges(parts):
     expected = ref_product(rows, cols, vals, x, M)
     crow, col = csr_of(rows, cols, M, np.int64)
     y = np.empty((M, 3))
-    assert not sm._csr(crow, col, vals, x, y, parts, 32).any()
+    assert not sm._csr(crow, col, vals, x, y, parts, 32, False).any()
     check(y, expected)
     ccol, row, order = csc_of(rows, cols, K, np.int64)
     for xx in (x, x[:, :1].copy()):
@@ -556,12 +556,72 @@ def test_many_row_ranges(parts):
     check(y, expected)
 
 
-@pytest.mark.parametrize("pos", range(7))
-def test_bad_column_in_every_slot_of_the_unrolled_spmv(pos):
-    # a row of 7 entries: slots 0-3 go through the 4-way unrolled step, 4-6 through the tail
-    col = np.arange(7)
-    col[pos] = 9
-    with pytest.raises(ValueError, match=rf"col\[{pos}\] = 9 is out of range for 8 columns"):
-        sm.csr_matmul_dense(np.array([0, 7]), col, np.ones(7), np.ones(8))
+@pytest.mark.parametrize("n,pos", [(7, p) for p in range(7)] + [(15, p) for p in range(15)])
+def test_bad_column_in_every_slot_of_the_spmv(n, pos):
+    # one row of n entries: 7 is short (checked block by block, summed in two accumulators, 6 in
+    # pairs and one alone); 15 is long (slots 0-11 in the 4-way unrolled step, 12-14 in the tail)
+    assert (n < sm._SHORT_ROWS) == (n == 7)
+    col = np.arange(n)
+    col[pos] = n + 2
+    with pytest.raises(ValueError, match=rf"col\[{pos}\] = {n + 2} is out of range for {n + 1} columns"):
+        sm.csr_matmul_dense(np.array([0, n]), col, np.ones(n), np.ones(n + 1))
+    col[pos] = -1
+    with pytest.raises(ValueError, match=rf"col\[{pos}\] = -1 is out of range"):
+        sm.csr_matmul_dense(np.array([0, n]), col.astype(np.int32), np.ones(n), np.ones(n + 1))
     col[pos] = pos
-    np.testing.assert_array_equal(sm.csr_matmul_dense(np.array([0, 7]), col, np.ones(7), np.arange(8.0)), [21.0])
+    expected = [float(n * (n - 1) // 2)]
+    np.testing.assert_array_equal(sm.csr_matmul_dense(np.array([0, n]), col, np.ones(n), np.arange(n + 1.0)), expected)
+
+
+def spmv_rows(rng, M, K, per_row, idx):
+    """A CSR of M rows with about ``per_row`` entries each (some rows empty, one long)."""
+    lengths = rng.poisson(per_row, M)
+    lengths[rng.random(M) < 0.1] = 0
+    lengths[M // 2] = min(K, 40 * per_row + 3)
+    crow = np.zeros(M + 1, idx)
+    np.cumsum(lengths, out=crow[1:])
+    col = np.concatenate([np.sort(rng.choice(K, n, replace=False)) for n in lengths]).astype(idx)
+    return crow, col
+
+
+@pytest.mark.parametrize("short", [True, False])
+@pytest.mark.parametrize("idx", [np.int32, np.int64])
+def test_spmv_short_and_long_row_kernels(short, idx):
+    """Both SpMV row loops (the wrapper picks one by the mean row length) on the same matrices:
+    rows of 0 to a few hundred entries, blocks of rows cut anywhere by the chunks, bad pointers
+    and columns at a block's first row, last row and in between: each gives the reference
+    product or its status, and no y element outside the chunks' rows is written."""
+    rng = np.random.default_rng(3)
+    M, K = 1000, 700
+    crow, col = spmv_rows(rng, M, K, 5, idx)
+    vals = rng.standard_normal(col.shape[0])
+    x = rng.standard_normal((K, 1))
+    rows = np.repeat(np.arange(M), np.diff(crow))
+    expected = ref_product(rows, col.astype(np.int64), vals, x, M)
+    for nchunks in (1, 3, 8, 61):
+        guard = np.full((M + 2, 1), 7.0)
+        status = sm._csr(crow, col, vals, x, guard[1:-1], nchunks, 32, short)
+        assert not (status & ~sm._NONFINITE).any()
+        check(guard[1:-1], expected)
+        assert guard[0, 0] == guard[-1, 0] == 7.0
+    block = int(sm._SHORT_BLOCK)
+    for r in (0, block - 1, block, block + 1, M // 2, M - 1):
+        lo, hi = int(crow[r]), int(crow[r + 1])
+        if hi > lo:
+            for k in (lo, hi - 1):
+                for v in (K, -1, np.iinfo(idx).max):
+                    bad = col.copy()
+                    bad[k] = v
+                    status = sm._csr(crow, bad, vals, x, np.empty((M, 1)), 8, 32, short)
+                    assert (status == sm._BAD_INDEX).sum() == 1, (r, k, v)
+        bad = crow.copy()
+        bad[r + 1] = crow[r] - 1
+        status = sm._csr(bad, col, vals, x, np.empty((M, 1)), 1, 32, short)
+        assert status[0] == sm._BAD_POINTER, r
+        bad[r + 1] = col.shape[0] + 1
+        status = sm._csr(bad, col, vals, x, np.empty((M, 1)), 1, 32, short)
+        assert status[0] == sm._BAD_POINTER, r
+    # a non-finite product is reported, whichever block holds it
+    x[col[crow[M - 1]] if crow[M] > crow[M - 1] else col[0]] = np.inf
+    status = sm._csr(crow, col, vals, x, np.empty((M, 1)), 3, 32, short)
+    assert (status == sm._NONFINITE).any() and not (status & ~sm._NONFINITE).any()

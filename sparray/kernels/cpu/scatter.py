@@ -37,6 +37,7 @@ __all__ = ["scatter_sum", "nonzero_rows"]
 _AHEAD = 32  # rows between the prefetch of an accumulator slot and its add
 _UAHEAD = np.uint64(_AHEAD)
 _U1 = np.uint64(1)
+_SPARSE_SLICE = 16  # _gather_nonzero branches per element when at most 1 in this many is non-zero
 _WORKSPACE_LIMIT = 1 << 26  # bytes of private accumulators kept between calls (per Python thread)
 _LOCAL = threading.local()
 
@@ -296,13 +297,15 @@ def scatter_sum(keys, values, nkeys, sorted_keys=False):
 # --- nonzero_rows: the rows of a scatter's result that hold a non-zero -----------------------------
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _count_nonzero(v, nchunks):
-    """``counts[c + 1]`` = the non-zero elements of slice c of ``v`` (1-D; ``counts[0]`` = 0)."""
+    """``counts[c + 1]`` = the non-zero elements of slice c of ``v`` (1-D; ``counts[0]`` = 0).
+    Unsigned positions and an int64 count: the loop vectorises (2e6 float64, 2 threads: 3.3 ->
+    0.5 ms; with signed positions, numba's wraparound code kept it scalar)."""
     n = v.shape[0]
     counts = np.zeros(nchunks + 1, np.int64)
     for c in numba.prange(nchunks):
-        k = 0
-        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
-            k += v[i] != 0
+        k = np.int64(0)
+        for i in range(np.uint64(n * c // nchunks), np.uint64(n * (c + 1) // nchunks)):
+            k += np.int64(v[i] != 0)
         counts[c + 1] = k
     return counts
 
@@ -310,23 +313,36 @@ def _count_nonzero(v, nchunks):
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _gather_nonzero(v, starts, keys, out, nchunks, written):
     """Slice c of ``v`` (1-D) writes its non-zero elements and their indices from ``starts[c]`` on.
-    Each element is written before the test (no branch on it: the zero sums of a power-law
-    matrix come in no pattern) and the position moves on only for a non-zero one; a slice stops
-    when its ``starts[c + 1] - starts[c]`` elements are out, so it never touches the next slice's
-    first one. ``keys`` and ``out`` have one spare element (the last slice's last store).
-    ``written[c]`` is what slice c wrote (checked by the wrapper)."""
+    A slice where at most one element in ``_SPARSE_SLICE`` is non-zero tests each element and
+    writes only the non-zero ones (the branch is all but always "zero", so it predicts well);
+    a denser slice writes each element before the test (no branch on it: the zero sums of a
+    power-law matrix come in no pattern) and moves the position on only for a non-zero one.
+    (2e6 elements, 2 threads: one in 1000 non-zero 3.0 -> 1.8 ms; half of them: the branch
+    would cost 8.3 ms, the branch-free loop 3.3.) A slice stops when its ``starts[c + 1] -
+    starts[c]`` elements are out, so it never touches the next slice's first one. ``keys`` and
+    ``out`` have one spare element (the last slice's last store). ``written[c]`` is what slice
+    c wrote (checked by the wrapper)."""
     n = v.shape[0]
     for c in numba.prange(nchunks):
         j = starts[c]
         end = starts[c + 1]
-        i = n * c // nchunks
-        hi = n * (c + 1) // nchunks
-        while i < hi and j < end:
-            x = v[i]
-            out[j] = x
-            keys[j] = i
-            j += x != 0
-            i += 1
+        i = np.uint64(n * c // nchunks)
+        hi = np.uint64(n * (c + 1) // nchunks)
+        if (end - j) * _SPARSE_SLICE <= np.int64(hi - i):
+            while i < hi and j < end:
+                x = v[i]
+                if x != 0:
+                    out[j] = x
+                    keys[j] = i
+                    j += 1
+                i += _U1
+        else:
+            while i < hi and j < end:
+                x = v[i]
+                out[j] = x
+                keys[j] = i
+                j += np.int64(x != 0)
+                i += _U1
         written[c] = j - starts[c]
 
 
