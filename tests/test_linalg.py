@@ -74,6 +74,20 @@ def test_sparse_times_dense(backend, layout, fill, shapes):
     assert_matches_dense(R, ref_matmul(D, X), rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("fill", [0.0, 1.5, np.nan, -np.inf])
+@pytest.mark.parametrize("density", [0.1, 0.9])
+def test_csr_times_vector_short_and_long_rows(backend, fill, density):
+    """A CSR times a vector with rows of about 4 entries (the numba kernel's short-row loop) and of
+    about 36 (its unrolled loop), with a zero, non-zero, nan and -inf fill, against dense NumPy."""
+    from sparray.kernels.cpu import spmm
+
+    rng = np.random.default_rng(9)
+    A, D = sparse(rng, "csr", (30, 40), fill, density=density)
+    assert (A.nse < spmm._SHORT_ROWS * 30) == (density < 0.5)
+    x = dense(rng, (40,))
+    assert_matches_dense(A @ x, ref_matmul(D, x), rtol=1e-10, atol=1e-10)
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("fill", FILLS)
 @pytest.mark.parametrize("shapes", [((3, 6), (6, 8)), ((6,), (6, 8)), ((2, 3, 6), (2, 6, 8)), ((3, 6), (4, 6, 8))], ids=str)
