@@ -677,6 +677,7 @@ def prepare_cell(case: Case, libname: str, mats, repeat: int, cap: float, cache:
         with warnings.catch_warnings(record=True) as caught, \
                 (trace_sparray() if libname == "sparray" else contextlib.nullcontext()) as seen:
             warnings.simplefilter("always")
+            gc.collect()  # garbage freed during the call would hide part of its peak
             base = warm_memory.reset_peak()
             warm, res = _timed(fn, args)
             peak = warm_memory.peak_above(base)

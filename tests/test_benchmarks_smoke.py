@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import importlib.util
+import mmap
 import os
 import subprocess
 import sys
@@ -199,6 +201,16 @@ def test_bench_runs_alternate_between_libraries():
     assert cells["torch"].status == "err" and "spell" in cells["torch"].error
 
 
+def _touch_fresh_pages(nbytes, while_held=lambda: None):
+    """Map ``nbytes`` of new anonymous memory, write one byte per page, return ``while_held()``
+    called before the pages are unmapped. Unlike a NumPy array, no free heap memory that is
+    already resident can stand in for these pages, so the resident size grows by ``nbytes``."""
+    with mmap.mmap(-1, nbytes) as pages:
+        for offset in range(0, nbytes, mmap.PAGESIZE):
+            pages[offset] = 1
+        return while_held()
+
+
 def test_bench_warms_each_runs_memory(monkeypatch):
     """Before every timed run (not the warm-up) the harness touches as many bytes as the warm-up
     needed at its peak, so no library allocates pages the host took back (warm_memory.py)."""
@@ -209,8 +221,8 @@ def test_bench_warms_each_runs_memory(monkeypatch):
     size = 48 << 20
 
     def alloc(x):
-        a = np.ones(size // 8)  # every page written
-        return float(a[-1]) + x
+        _touch_fresh_pages(size)
+        return float(x)
 
     m = matrices.get("poisson", scale=1e-4)
     case = bench.Case("mem", "poisson", lambda lib, mats: (1,), {"scipy": alloc})
@@ -228,13 +240,17 @@ def test_bench_warms_each_runs_memory(monkeypatch):
 def test_warm_memory_measures_a_peak():
     _load("bench")
     warm_memory = sys.modules["warm_memory"]
+    # The peak is measured above the resident size at the reset, so nothing may be freed in
+    # between. CI once read a peak of 0 here after a 32 MB np.ones: memory freed meanwhile (a
+    # garbage collection of an earlier test's buffers, set off by the allocation) or heap pages
+    # already resident can hide the new array. Collect first, and write fresh anonymous pages.
+    gc.collect()
     base = warm_memory.reset_peak()
     if base is None:
         pytest.skip("the kernel does not report peak resident memory")
-    a = np.ones((32 << 20) // 8)
-    peak = warm_memory.peak_above(base)
-    del a
-    assert peak >= 32 << 20
+    size = 32 << 20
+    peak = _touch_fresh_pages(size, lambda: warm_memory.peak_above(base))
+    assert peak >= size
     warm_memory.warm(8 << 20)  # runs, returns nothing
     warm_memory.warm(0)
 
