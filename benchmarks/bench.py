@@ -4,6 +4,7 @@
     python benchmarks/bench.py                 # full run, ~1e7 nse per matrix
     python benchmarks/bench.py --quick         # ~1e5 nse, smoke test
     python benchmarks/bench.py --only sum      # cases whose "name matrix" contains "sum"
+    python benchmarks/bench.py --only "sum,max"  # ... contains "sum" or "max"
     python benchmarks/bench.py --list          # list the cases
 
 Each cell is the median of ``--repeat`` timed calls on prepared inputs, after
@@ -1027,8 +1028,9 @@ def main(argv=None) -> int:
                     help="matrix size factor (1 = ~1e7 nse; --quick means 0.01)")
     ap.add_argument("--repeat", type=int, default=5, help="timed runs per cell (median), after 1 warm-up")
     ap.add_argument("--only", default=None,
-                    help="run only cases whose 'name matrix' contains this substring "
-                         "(case-insensitive; 'first call' selects the first-call table)")
+                    help="run only cases whose 'name matrix' contains this substring, or one of "
+                         "several separated by commas (case-insensitive; 'first call' selects the "
+                         "first-call table)")
     ap.add_argument("--threads", type=int, default=ncores, help="numba/torch threads (default: all cores)")
     ap.add_argument("--skip-slow", action="store_true",
                     help="skip cells known to be very slow (pydata add and sum(axis=0))")
@@ -1048,9 +1050,9 @@ def main(argv=None) -> int:
             print(f"{c.label:40s} {c.note}")
         print("first call: " + ", ".join(FIRST_CALL_OPS) + " (+ import time)")
         return 0
-    sel = args.only.lower() if args.only else None
-    cases = [c for c in cases if sel is None or sel in c.label.lower()]
-    do_first = not args.no_first_call and (sel is None or sel in "first call import")
+    sel = [part.strip() for part in args.only.lower().split(",") if part.strip()] if args.only else None
+    cases = [c for c in cases if sel is None or any(part in c.label.lower() for part in sel)]
+    do_first = not args.no_first_call and (sel is None or any(part in "first call import" for part in sel))
     if not cases and not do_first:
         print(f"no case matches --only {args.only!r}; see --list", file=sys.stderr)
         return 2
