@@ -188,7 +188,8 @@ def _scan_inplace(a, nchunks):
     tot = np.zeros(nchunks + 1, np.int64)
     for c in numba.prange(nchunks):
         s = 0
-        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
+        # unsigned positions: no gathers (see _common.py)
+        for i in range(np.uint64(n * c // nchunks), np.uint64(n * (c + 1) // nchunks)):
             s += a[i]
         tot[c + 1] = s
     for c in range(nchunks):

@@ -24,19 +24,28 @@ from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, 
 __all__ = ["unused_minor"]
 
 
+@numba.njit(cache=True, nogil=True)
+def _mark_range(minor, nminor, used, lo, hi):
+    """Mark ``used[minor[i]]`` for i in [lo, hi); returns how many indices were out of range.
+    Unsigned positions and indices (a negative index wraps past nminor and is counted): numba
+    then adds no negative-index select, and LLVM no gathers (see _common.py)."""
+    un = np.uint64(nminor)
+    nb = 0
+    for i in range(np.uint64(lo), np.uint64(hi)):
+        j = np.uint64(np.int64(minor[i]))
+        if j >= un:
+            nb += 1
+        else:
+            used[j] = 1
+    return nb
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _mark(minor, nminor, used, nchunks):
     n = minor.shape[0]
     bad = np.zeros(nchunks, np.int64)
     for c in numba.prange(nchunks):
-        nb = 0
-        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
-            j = minor[i]
-            if j < 0 or j >= nminor:
-                nb += 1
-            else:
-                used[j] = 1
-        bad[c] = nb
+        bad[c] = _mark_range(minor, nminor, used, n * c // nchunks, n * (c + 1) // nchunks)
     return bad.sum()
 
 

@@ -166,10 +166,10 @@ def _work_rows(a_crow, a_col, b_crow, a0, aN, work, lo, hi):
         else:
             for p in range(np.uint64(plo), np.uint64(phi)):
                 k = np.uint64(np.int64(a_col[p]))
-                if k >= K:
+                if k >= K:  # an early exit: LLVM then emits no gathers (see _common.py)
                     flags |= _BAD_A_COL
-                else:
-                    w += np.int64(b_crow[k + np.uint64(1)]) - np.int64(b_crow[k])
+                    break
+                w += np.int64(b_crow[k + np.uint64(1)]) - np.int64(b_crow[k])
         work[i + 1] = w
         s += w
     return flags, s
