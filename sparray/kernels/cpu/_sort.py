@@ -315,10 +315,9 @@ def _radix_packed(keys, kmin, ib, nbits, dbits, nchunks, a, b, skeys, perm):
     mask = np.uint64(nb - 1)
     ub = np.uint64(ib)
     for c in numba.prange(nchunks):
-        lo = n * c // nchunks
-        hi = n * (c + 1) // nchunks
-        for i in range(lo, hi):
-            a[i] = (np.uint64(keys[i] - kmin) << ub) | np.uint64(i)
+        # unsigned positions in the two streaming loops: no gathers (see _minmax)
+        for i in range(np.uint64(n * c // nchunks), np.uint64(n * (c + 1) // nchunks)):
+            a[i] = (np.uint64(keys[i] - kmin) << ub) | i
     hist = np.zeros((nchunks, nb), np.int64)
     shift = 0
     while shift < nbits:
@@ -332,9 +331,7 @@ def _radix_packed(keys, kmin, ib, nbits, dbits, nchunks, a, b, skeys, perm):
         shift += dbits
     imask = np.uint64((1 << ib) - 1)  # ib = bit_length(n - 1) < 64
     for c in numba.prange(nchunks):
-        lo = n * c // nchunks
-        hi = n * (c + 1) // nchunks
-        for i in range(lo, hi):
+        for i in range(np.uint64(n * c // nchunks), np.uint64(n * (c + 1) // nchunks)):
             w = a[i]
             perm[i] = np.int64(w & imask)
             skeys[i] = np.int64(w >> ub) + kmin

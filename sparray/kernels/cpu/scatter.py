@@ -52,14 +52,17 @@ def _scatter(keys, values, nkeys, out, scratch):
     n = keys.shape[0]
     m = values.shape[1]
     bad = np.zeros(nchunks, np.int64)
+    ukeys = np.uint64(nkeys)
     for c in numba.prange(nchunks):
         a = out if c == 0 else scratch[c - 1]
         if c > 0:
             a[:] = 0
         nb = 0
-        for i in range(n * c // nchunks, n * (c + 1) // nchunks):
-            k = keys[i]
-            if k < 0 or k >= nkeys:
+        # unsigned positions and keys (a negative key wraps past nkeys and is counted): no
+        # negative-index selects, and no gathers (see _common.py)
+        for i in range(np.uint64(n * c // nchunks), np.uint64(n * (c + 1) // nchunks)):
+            k = np.uint64(np.int64(keys[i]))
+            if k >= ukeys:
                 nb += 1
                 continue
             for t in range(m):
