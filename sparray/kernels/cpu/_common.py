@@ -7,13 +7,15 @@
 - :func:`prefetch_read` / :func:`prefetch_write`: cache prefetches of ``arr[i]`` inside numba
   code (LLVM's prefetch intrinsic).
 - :func:`row_splits`: rows cut into chunks of equal work (entries + a cost per row).
+- :func:`chunk_bounds`: the unsigned positions ``[lo, hi)`` of slice c of n elements cut in
+  ``nchunks`` equal slices (the loop bounds of a ``prange`` body, see "No gathers").
 
 No gathers: numba adds a negative-index wraparound select to every access through a signed
 integer, so a loop over ``range(lo, hi)`` with signed ``lo`` reads ``a[i]`` at an address LLVM
 cannot prove consecutive, and where it vectorises the loop anyway it emits AVX-512 gathers. On
 the Xeon (Cascade Lake) VM these benchmarks ran on, a gather is 2-3x slower than the scalar loop
 (1e7 int64 keys, 2 threads: min/max 14 -> 4 ms, counting runs 27 -> 4.5 ms once the positions
-were unsigned). Hot loops therefore run over ``np.uint64`` positions; a loop that reads through
+were unsigned). Hot loops therefore run over ``np.uint64`` positions (:func:`chunk_bounds`); a loop that reads through
 an index array (``b[a[i]]``) and must not be vectorised gets an early exit (a ``break`` on bad
 input), which LLVM does not vectorise.
 """
@@ -28,7 +30,7 @@ from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, 
 
 __all__ = [
     "EXPECTED_DTYPES", "INDEX_DTYPES", "NUMERIC_DTYPES", "SIGNED_OF",
-    "as_index", "as_values", "prefetch_read", "prefetch_write", "row_splits",
+    "as_index", "as_values", "chunk_bounds", "prefetch_read", "prefetch_write", "row_splits",
 ]  # fmt: skip
 
 INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
@@ -43,6 +45,16 @@ NUMERIC_DTYPES = tuple(
 EXPECTED_DTYPES = "one of " + ", ".join(d.name for d in NUMERIC_DTYPES)
 SIGNED_OF = {np.dtype(u): np.dtype(s) for u, s in ((np.uint8, np.int8), (np.uint16, np.int16),
                                                    (np.uint32, np.int32), (np.uint64, np.int64))}
+
+
+@numba.njit(inline="always")
+def chunk_bounds(n, c, nchunks):
+    """``(lo, hi)``, both ``np.uint64``: slice ``c`` of ``nchunks`` equal slices of ``n`` elements.
+
+    >>> [tuple(int(b) for b in chunk_bounds(10, c, 3)) for c in range(3)]
+    [(0, 3), (3, 6), (6, 10)]
+    """
+    return np.uint64(n * c // nchunks), np.uint64(n * (c + 1) // nchunks)
 
 
 def middle_sample(keys, size=4096):

@@ -30,6 +30,7 @@ from numba import types
 from numba.extending import overload
 
 from .. import KernelDeclined
+from ._common import chunk_bounds
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = [
@@ -233,8 +234,7 @@ def _minmax(keys, nchunks):
     for c in numba.prange(nchunks):
         # unsigned positions: with signed ones numba's negative-index select turns the vectorised
         # loop into gathers, 2-3x slower than plain loads on an AVX-512 Xeon (see _common.py)
-        lo = np.uint64(n * c // nchunks)
-        hi = np.uint64(n * (c + 1) // nchunks)
+        lo, hi = chunk_bounds(n, c, nchunks)
         mn = keys[lo]
         mx = keys[lo]
         for i in range(lo + _U1, hi):
@@ -316,7 +316,7 @@ def _radix_packed(keys, kmin, ib, nbits, dbits, nchunks, a, b, skeys, perm):
     ub = np.uint64(ib)
     for c in numba.prange(nchunks):
         # unsigned positions in the two streaming loops: no gathers (see _minmax)
-        for i in range(np.uint64(n * c // nchunks), np.uint64(n * (c + 1) // nchunks)):
+        for i in range(*chunk_bounds(n, c, nchunks)):
             a[i] = (np.uint64(keys[i] - kmin) << ub) | i
     hist = np.zeros((nchunks, nb), np.int64)
     shift = 0
@@ -331,7 +331,7 @@ def _radix_packed(keys, kmin, ib, nbits, dbits, nchunks, a, b, skeys, perm):
         shift += dbits
     imask = np.uint64((1 << ib) - 1)  # ib = bit_length(n - 1) < 64
     for c in numba.prange(nchunks):
-        for i in range(np.uint64(n * c // nchunks), np.uint64(n * (c + 1) // nchunks)):
+        for i in range(*chunk_bounds(n, c, nchunks)):
             w = a[i]
             perm[i] = np.int64(w & imask)
             skeys[i] = np.int64(w >> ub) + kmin

@@ -35,7 +35,7 @@ from numba import types
 from numba.extending import overload
 
 from .. import KernelDeclined
-from ._common import as_index, middle_sample, prefetch_write, row_splits
+from ._common import as_index, chunk_bounds, middle_sample, prefetch_write, row_splits
 from ._sort import SUPPORTED_DTYPES, threads_for
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
@@ -189,7 +189,7 @@ def _scan_inplace(a, nchunks):
     for c in numba.prange(nchunks):
         s = 0
         # unsigned positions: no gathers (see _common.py)
-        for i in range(np.uint64(n * c // nchunks), np.uint64(n * (c + 1) // nchunks)):
+        for i in range(*chunk_bounds(n, c, nchunks)):
             s += a[i]
         tot[c + 1] = s
     for c in range(nchunks):

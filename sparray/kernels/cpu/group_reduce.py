@@ -24,7 +24,7 @@ import numpy as np
 import numba
 
 from .. import KernelDeclined
-from ._common import as_index, prefetch_write, row_splits
+from ._common import as_index, chunk_bounds, prefetch_write, row_splits
 from ._sort import (
     OP_CODES,
     _as_int64_1d,
@@ -259,8 +259,7 @@ def _dense_fold(keys, values, nkeys, op, part, cnt, ident, inline):
         else:
             ct[:] = 0
         nb = 0
-        lo = np.uint64(n * c // nch)
-        hi = np.uint64(n * (c + 1) // nch)
+        lo, hi = chunk_bounds(n, c, nch)
         if op == 0:
             nb = _fold_with(_add, keys, values, uk, a, ct, lo, hi, inline)
         elif op == 1:

@@ -10,8 +10,8 @@ From these lists the same sources are built two ways:
 
 - :func:`nvrtc_compile`: NVRTC through CuPy's binding, with CuPy's own include flags, for a real
   architecture (``sm_80``, ``sm_90``). No GPU is needed; the CI test compiles every source for
-  sm_80 (no source branches on the architecture) and requires an empty log (no warnings). On a GPU the CuPy driver builds the same list with
-  ``cupy.RawModule(code=..., name_expressions=...)``.
+  sm_80 (no source branches on the architecture) and requires an empty log (no warnings). On a
+  GPU the CuPy driver builds the same list with ``cupy.RawModule(code=..., name_expressions=...)``.
 - :func:`host_library`: g++ builds ``<source>`` with ``_emulate.h`` into a shared library that has
   one ``extern "C"`` entry per name expression (``sparray_launch_<i>``, ``sparray_signature_<i>``),
   cached under the per-user cache folder by a hash of the sources, the names and the flags.
