@@ -633,6 +633,80 @@ def test_scatter_sum_sorted_hint_wrong_or_bad_keys(where):
             scatter_sum(k, values, nkeys, sorted_keys=True)
 
 
+def _stencil_keys(n, rng):
+    """The column indices of a banded matrix, row after row (five a row, within 40 of the diagonal)."""
+    rows = np.arange(n) // 5
+    return np.clip(rows + rng.integers(-40, 41, n), 0, n // 5 - 1)
+
+
+def _scatter_banded(keys, values, nkeys, nchunks, spill=4096):
+    """The banded kernel on ``nchunks`` chunks (whatever the thread count), each setting aside up
+    to ``spill`` keys outside its window: (sums, bad-key count)."""
+    from sparray.kernels.cpu import scatter
+
+    plan = scatter._banded_plan(keys, nkeys, nchunks)
+    assert plan is not None, "a banded pattern should get owned windows"
+    zones, size = plan
+    assert (zones[:, 0] <= zones[:, 1]).all() and (zones[:, 1] <= zones[:, 2]).all() and (zones[:, 2] <= zones[:, 3]).all()
+    owned = sorted((int(lo), int(hi)) for lo, hi in zones[:, 1:3] if hi > lo)
+    assert all(a[1] <= b[0] for a, b in zip(owned, owned[1:])), f"owned parts overlap: {owned}"
+    cells = zones[:, 5:7]
+    assert cells[0, 0] == 0 and cells[-1, 1] == nkeys and (cells[1:, 0] == cells[:-1, 1]).all(), f"cells {cells.tolist()}"
+    assert ((zones[:, 1] == zones[:, 2]) | ((cells[:, 0] <= zones[:, 1]) & (zones[:, 2] <= cells[:, 1]))).all()
+    out = np.full(nkeys, 7, values.dtype)  # the kernel zeroes it, cell by cell
+    spill = np.empty((nchunks, spill), np.int64)
+    bad = scatter._scatter_banded(keys, values, nkeys, out, zones, np.empty(max(size, 1), values.dtype), spill)
+    return out, bad
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float64", "complex128"])
+@pytest.mark.parametrize("nchunks", [2, 3, 5])
+@pytest.mark.parametrize("outliers", [0, 7, 300])
+def test_scatter_sum_banded_owned_windows(dtype, nchunks, outliers):
+    """Banded keys through chunks that own disjoint windows: keys in the overlaps go through
+    scratch, stray keys far outside their chunk's window through the spill list or, with room
+    for only 16 set aside, through the rescan of the chunk; every way matches np.add.at, int32
+    and int64 keys."""
+    rng = np.random.default_rng(nchunks + outliers)
+    n = 200_000
+    keys = _stencil_keys(n, rng)
+    nkeys = n // 5
+    where = rng.choice(n, outliers, replace=False)
+    keys[where] = rng.integers(0, nkeys, outliers)
+    values = rng.integers(-5, 5, n).astype(dtype)
+    expected = np.zeros(nkeys, dtype)
+    np.add.at(expected, keys, values)
+    for k in (keys, keys.astype(np.int32)):
+        for spill in (4096, 16):
+            out, bad = _scatter_banded(k, values, nkeys, nchunks, spill)
+            assert bad == 0
+            np.testing.assert_array_equal(out, expected)
+        np.testing.assert_array_equal(scatter_sum(k, values.reshape(n, 1), nkeys).ravel(), expected)
+
+
+@pytest.mark.parametrize("where", [0, 1, 66_666, 100_000, 199_999])
+def test_scatter_sum_banded_counts_bad_keys(where):
+    """Out-of-range keys in a banded pattern are counted by the banded kernel, never used as
+    addresses (negative ones wrap past every window), and scatter_sum raises."""
+    keys = _stencil_keys(200_000, np.random.default_rng(where))
+    for bad in (-1, 40_000, -(2**40), 2**62):
+        k = keys.copy()
+        k[where] = bad
+        _, count = _scatter_banded(k, np.ones(k.size), 40_000, 3)
+        assert count == 1
+        with pytest.raises(ValueError, match="1 keys outside"):
+            scatter_sum(k, np.ones((k.size, 1)), 40_000)
+
+
+def test_scatter_sum_banded_plan_declines_spread_keys():
+    """Keys spread over the whole range give every chunk the whole window: no banded plan."""
+    from sparray.kernels.cpu import scatter
+
+    keys = np.random.default_rng(0).integers(0, 100_000, 200_000)
+    assert scatter._banded_plan(keys, 100_000, 2) is None
+    assert scatter._banded_plan(np.sort(keys), 100_000, 2) is not None  # sorted: each chunk its own half
+
+
 def test_scatter_sum_rejects_out_of_range_keys():
     with pytest.raises(ValueError, match="outside"):
         scatter_sum(np.array([0, 5]), np.ones((2, 1)), 5)

@@ -242,6 +242,140 @@ def _scatter_scalar(keys, values, nkeys, out, scratch, ahead):
     return bad.sum()
 
 
+_WINDOW_PROBES = 5  # evenly spaced probes of a chunk's keys that estimate its window
+_WINDOW_PROBE = np.uint64(512)  # keys per probe
+_SPILL = 64  # a chunk sets aside the positions of up to 1 in this many keys found outside its window (4096 at least);
+# past that it is rescanned
+
+
+@numba.njit(cache=True, nogil=True)
+def _windows(keys, nkeys, nchunks):
+    """``w[c] = (a, b)``: the keys of chunk c are expected in ``[a, b)`` (``0 <= a <= b <= nkeys``).
+    From ``_WINDOW_PROBES`` probes of ``_WINDOW_PROBE`` keys spread over the chunk: the lowest
+    and highest of each probe once its 64th smallest and 64th largest are set aside (so a few
+    stray keys do not widen the window to everything), widened by a 32nd of their span and 64
+    keys each way. An estimate: keys found outside it later are spilled, never lost."""
+    n = keys.shape[0]
+    w = np.zeros((nchunks, 2), np.int64)
+    last = np.uint64(_WINDOW_PROBES - 1)
+    probe = np.empty(_WINDOW_PROBE, np.int64)
+    for c in range(nchunks):
+        lo, hi = chunk_bounds(n, c, nchunks)
+        kmin = np.int64(nkeys)
+        kmax = np.int64(-1)
+        for s in range(_WINDOW_PROBES):
+            mid = lo + (hi - lo) * np.uint64(s) // last
+            q0 = max(lo, mid - _WINDOW_PROBE // np.uint64(2)) if mid >= _WINDOW_PROBE else lo
+            q1 = min(hi, q0 + _WINDOW_PROBE)
+            if q1 <= q0:
+                continue
+            m = np.int64(q1 - q0)
+            for i in range(m):  # clipped: out-of-range keys are the kernel's to count
+                probe[i] = min(max(np.int64(keys[q0 + np.uint64(i)]), np.int64(0)), np.int64(nkeys) - 1)
+            kept = np.sort(probe[:m])
+            trim = m // 64
+            kmin = min(kmin, kept[trim])
+            kmax = max(kmax, kept[m - 1 - trim])
+        if kmax >= kmin:
+            margin = (kmax - kmin) // 32 + 64
+            w[c, 0] = max(np.int64(0), kmin - margin)
+            w[c, 1] = min(np.int64(nkeys), kmax + 1 + margin)
+    return w
+
+
+def _banded_plan(keys, nkeys, nchunks):
+    """The zones of ``_scatter_banded`` for keys whose chunks each cover a narrow window (a banded
+    matrix's columns), or None when the windows overlap too much for it to pay (their
+    overlaps, which go through scratch, over an eighth of ``nkeys``).
+
+    Returns ``zones`` int64 (nchunks, 7): ``(a, olo, ohi, b, s, plo, phi)`` per chunk, its
+    window ``[a, b)``, the part ``[olo, ohi)`` of it the chunk owns, the offset ``s`` of its
+    scratch, which holds ``[a, olo)`` then ``[ohi, b)``, and its cell ``[plo, phi)`` of
+    ``[0, nkeys)`` (the cells partition it; the owned part lies in the cell, so a chunk zeroes
+    its cell and adds into it with no other thread writing there); and the total scratch length.
+    The boundary between cells c - 1 and c is the equal split of the keys, moved into the
+    overlap of the two windows (or the gap between them)."""
+    w = _windows(keys, nkeys, nchunks)
+    bounds = [0]
+    for c in range(1, nchunks):
+        lo, hi = sorted((int(w[c, 0]), int(w[c - 1, 1])))
+        bounds.append(max(bounds[-1], min(max(nkeys * c // nchunks, lo), hi)))
+    bounds.append(nkeys)
+    zones = np.empty((nchunks, 7), np.int64)
+    size = 0
+    for c in range(nchunks):
+        a, b = int(w[c, 0]), int(w[c, 1])
+        olo, ohi = max(bounds[c], a), min(bounds[c + 1], b)
+        if olo >= ohi:
+            olo = ohi = a
+        zones[c] = (a, olo, ohi, b, size, bounds[c], bounds[c + 1])
+        size += (olo - a) + (b - ohi)
+    return (zones, size) if size * 8 <= nkeys else None
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _scatter_banded(keys, values, nkeys, out, zones, scratch, spill):
+    """One value per row into ``out`` (nkeys,) by chunks that own disjoint parts of it (``zones``
+    from ``_banded_plan``): each chunk zeroes its cell of ``out`` (so the zeroing and the page
+    faults of a new ``out`` are shared by the threads), then adds a key in its owned part into
+    ``out`` straight away, one elsewhere in its window into the chunk's scratch (zeroed here, folded in
+    after the parallel pass), one outside its window but in range is spilled (its position kept
+    in ``spill[c]``, or the chunk rescanned if more than fit) and added after. On a banded matrix
+    almost every key is owned, so no thread zeroes or folds a private copy of the whole
+    accumulator (Poisson 2e6 x 2e6, 1e7 entries, 2 threads: 13.5 -> 9.9 ms). Returns the count of
+    keys outside ``[0, nkeys)``, none of them used as an address."""
+    nchunks = zones.shape[0]
+    n = keys.shape[0]
+    bad = np.zeros(nchunks, np.int64)
+    spilled = np.zeros(nchunks, np.int64)
+    ukeys = np.uint64(nkeys)
+    cap = np.uint64(spill.shape[1])
+    for c in numba.prange(nchunks):
+        a, olo, ohi, b, s = (np.uint64(zones[c, 0]), np.uint64(zones[c, 1]), np.uint64(zones[c, 2]),
+                             np.uint64(zones[c, 3]), np.uint64(zones[c, 4]))
+        owned = ohi - olo
+        left = olo - a
+        width = b - a
+        for t in range(s, s + left + (b - ohi)):
+            scratch[t] = 0
+        out[zones[c, 5] : zones[c, 6]] = 0
+        nb = 0
+        ns = np.uint64(0)
+        for i in range(*chunk_bounds(n, c, nchunks)):
+            k = np.uint64(np.int64(keys[i]))  # a negative key wraps past nkeys
+            if k - olo < owned:  # unsigned: also false below olo
+                out[k] += values[i]
+            elif k - a < width:
+                scratch[s + (k - a if k < olo else left + (k - ohi))] += values[i]
+            elif k < ukeys:
+                if ns < cap:
+                    spill[c, ns] = i
+                ns += _U1
+            else:
+                nb += 1
+        bad[c] = nb
+        spilled[c] = ns
+    for c in range(nchunks):  # the windows' overlaps, one chunk after another
+        a, olo, ohi, b, s = zones[c, 0], zones[c, 1], zones[c, 2], zones[c, 3], zones[c, 4]
+        for k in range(a, olo):
+            out[k] += scratch[s + k - a]
+        for k in range(ohi, b):
+            out[k] += scratch[s + (olo - a) + k - ohi]
+    for c in range(nchunks):
+        if spilled[c] <= spill.shape[1]:
+            for j in range(spilled[c]):
+                i = spill[c, j]
+                out[np.int64(keys[i])] += values[i]
+        else:
+            a = np.uint64(zones[c, 0])
+            width = np.uint64(zones[c, 3]) - a
+            for i in range(*chunk_bounds(n, c, nchunks)):
+                k = np.uint64(np.int64(keys[i]))
+                if k - a >= width and k < ukeys:
+                    out[k] += values[i]
+    return bad.sum()
+
+
 def _scattered(keys, itemsize):
     """Whether the accumulator slots a run of keys touches are spread wider than a core's cache (so
     prefetching them pays): the span of 4096 keys from the middle, in bytes, against 256 KiB. A
@@ -277,21 +411,32 @@ def scatter_sum(keys, values, nkeys, sorted_keys=False):
     keys = np.ascontiguousarray(keys)
     n, m = values.shape
     threads = numba.get_num_threads() if n * m >= (1 << 16) else 1
-    out = np.zeros((nkeys, m), dtype=values.dtype)
-    if sorted_keys and m == 1 and n > 0:
+    out = np.zeros((nkeys, m), dtype=values.dtype) if sorted_keys and m == 1 and n > 0 else None
+    if out is not None:
         if _scatter_sorted_scalar(keys, values.reshape(-1), nkeys, out.reshape(-1), threads) == 0:
             return out
         out[...] = 0  # the hint was wrong: the general kernel starts over on the same buffer
-    # private accumulators cost nkeys * m per thread: use one when they would outweigh the rows
-    nchunks = max(1, min(threads, 1 + (2 * n) // max(nkeys, 1)))
     itemsize = values.dtype.itemsize
-    scratch = _workspace((nchunks - 1) * nkeys * m * itemsize).view(values.dtype)
-    scratch = scratch.reshape(nchunks - 1, nkeys, m)
-    if m == 1:
-        bad = _scatter_scalar(keys, values.reshape(-1), nkeys, out.reshape(-1), scratch.reshape(nchunks - 1, nkeys),
-                              _scattered(keys, values.dtype.itemsize))
+    scattered = m == 1 and _scattered(keys, itemsize)
+    # a banded pattern's chunks own disjoint windows of the accumulator (no private copies)
+    plan = _banded_plan(keys, nkeys, threads) if m == 1 and threads > 1 and not scattered else None
+    if plan is not None:
+        zones, size = plan
+        scratch = _workspace(size * itemsize).view(values.dtype)
+        spill = np.empty((threads, max(4096, n // threads // _SPILL)), np.int64)
+        out = np.empty((nkeys, m), dtype=values.dtype) if out is None else out  # zeroed by the kernel
+        bad = _scatter_banded(keys, values.reshape(-1), nkeys, out.reshape(-1), zones, scratch, spill)
     else:
-        bad = _scatter(keys, values, nkeys, out, scratch)
+        out = np.zeros((nkeys, m), dtype=values.dtype) if out is None else out
+        # private accumulators cost nkeys * m per thread: use one when they would outweigh the rows
+        nchunks = max(1, min(threads, 1 + (2 * n) // max(nkeys, 1)))
+        scratch = _workspace((nchunks - 1) * nkeys * m * itemsize).view(values.dtype)
+        scratch = scratch.reshape(nchunks - 1, nkeys, m)
+        if m == 1:
+            bad = _scatter_scalar(keys, values.reshape(-1), nkeys, out.reshape(-1), scratch.reshape(nchunks - 1, nkeys),
+                                  scattered)
+        else:
+            bad = _scatter(keys, values, nkeys, out, scratch)
     if bad:
         raise ValueError(f"scatter_sum: {bad} keys outside [0, {nkeys})")
     return out
