@@ -95,6 +95,8 @@ def test_sortedness():
     assert _sort.sortedness(big) == (False, True)
     big[100] = 10**9
     assert _sort.sortedness(big) == (False, False)
+    assert _sort.sortedness(big.astype(np.int32)) == (False, False)
+    assert _sort.sortedness(np.arange(200000, dtype=np.int32)) == (True, True)
     assert co.is_strictly_increasing(np.arange(5))
     assert not co.is_strictly_increasing(np.array([0, 0]))
 
@@ -303,15 +305,19 @@ def test_gather_errors():
 
 
 def check_group(keys, values, nkeys, op):
-    uk, acc, cnt = gr.group_reduce(keys, values, nkeys, op)
+    """group_reduce against the reference, with the keys as given and, where they fit, as int32
+    (the dense path reads int32 keys as they are)."""
     if len(keys):
         rk, racc, rcnt = ufunc_reduce_ref(keys, values, op)
     else:
         rk, racc, rcnt = (np.empty(0, np.int64), values[:0], np.empty(0, np.int64))
-    np.testing.assert_array_equal(uk, rk)
-    np.testing.assert_array_equal(cnt, rcnt)
-    assert uk.dtype == np.int64 and cnt.dtype == np.int64
-    assert_same(acc, racc)
+    fits = not len(keys) or int(np.max(keys)) < 2**31
+    for k in (keys, keys.astype(np.int32)) if fits else (keys,):
+        uk, acc, cnt = gr.group_reduce(k, values, nkeys, op)
+        np.testing.assert_array_equal(uk, rk)
+        np.testing.assert_array_equal(cnt, rcnt)
+        assert uk.dtype == np.int64 and cnt.dtype == np.int64
+        assert_same(acc, racc)
 
 
 OPS = ["sum", "prod", "max", "min"]
@@ -428,6 +434,12 @@ def test_group_reduce_errors():
         gr.group_reduce(np.array([0, 5]), np.ones((2, 1)), 5, "sum")  # sorted path
     with pytest.raises(ValueError):
         gr.group_reduce(np.array([-1, 2]), np.ones((2, 1)), 10**12, "sum")
+    for bad in (-1, 5, 2**31 - 1, -(2**31)):  # int32 keys: negative ones never wrap to an address
+        for n in (2, 100_000):
+            keys = np.zeros(n, np.int32)
+            keys[n // 2] = bad
+            with pytest.raises(ValueError, match="outside|must lie"):
+                gr.group_reduce(keys, np.ones((n, 1)), 5, "max")
     with pytest.raises(ValueError):
         gr.group_reduce(np.array([0, 1]), np.ones((3, 1)), 5, "sum")
     with pytest.raises(ValueError):

@@ -30,7 +30,7 @@ from numba import types
 from numba.extending import overload
 
 from .. import KernelDeclined
-from ._common import chunk_bounds
+from ._common import as_index, chunk_bounds
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = [
@@ -211,13 +211,14 @@ def _sortedness(keys, nchunks):
 
 
 def sortedness(keys):
-    """``(strictly_increasing, non_decreasing)`` for a 1-D int64 array, in one parallel
-    O(n) pass.  Empty and length-1 arrays are strictly increasing.
+    """``(strictly_increasing, non_decreasing)`` for a 1-D int32 or int64 array (other integer
+    dtypes are cast to int64), in one parallel O(n) pass.  Empty and length-1 arrays are
+    strictly increasing.
 
     >>> sortedness(np.array([1, 2, 2, 5]))
     (False, True)
     """
-    keys = _as_int64_1d(keys, "keys")
+    keys = as_index(keys, "keys", "sortedness")
     n = keys.shape[0]
     if n < 2:
         return True, True

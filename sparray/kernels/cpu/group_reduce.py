@@ -60,7 +60,8 @@ def group_reduce(keys, values, nkeys, op):
 
     Parameters
     ----------
-    keys : int64[n], values in ``[0, nkeys)``, any order, may repeat.
+    keys : int32 or int64[n] (other integer dtypes are cast to int64), values in ``[0, nkeys)``,
+        any order, may repeat.
     values : (n, m) array of a supported dtype; the result keeps this dtype (the core
         casts beforehand, e.g. bool to int64 for a sum).
     nkeys : int, exclusive upper bound of the keys.
@@ -84,7 +85,7 @@ def group_reduce(keys, values, nkeys, op):
     """
     if op not in OP_CODES:
         raise ValueError(f"op must be one of {sorted(OP_CODES)}, got {op!r}")
-    keys = _as_int64_1d(keys, "keys")
+    keys = as_index(keys, "keys", "group_reduce")  # int32 keys stay int32 (no 1e7-element copy)
     n = keys.shape[0]
     values = check_values(values, n)
     nkeys = int(nkeys)
@@ -107,6 +108,7 @@ def _group_reduce(keys, vv, nkeys, op, dtype):
     n, m = vv.shape
     nondecreasing = sortedness(keys)[1]
     if nondecreasing or nkeys > dense_threshold(n, m):
+        keys = _as_int64_1d(keys, "keys")  # the sorted and sparse paths (and the keys returned) are int64
         if nondecreasing:
             kmin, kmax = keys[0], keys[-1]
         else:
@@ -135,8 +137,8 @@ def _group_reduce(keys, vv, nkeys, op, dtype):
     nbad = int(_dense_fold(keys, vv, nkeys, OP_CODES[op], part, cnt, _identity(op, vv.dtype, dtype), inline).sum())
     if nbad:
         raise ValueError(f"{nbad} keys lie outside [0, nkeys={nkeys})")
-    if inline:
-        cnt = part[:, :, m].real.astype(np.int64)  # (complex counts sit in the real part)
+    if inline:  # the count column itself, a strided view (complex counts sit in the real part)
+        cnt = (part.view(part.real.dtype)[:, :, 2 * m] if part.dtype.kind == "c" else part[:, :, m])
     nr = num_chunks(nkeys, 4096) * 4  # key ranges worked on in parallel
     pres = _dense_merge(part, cnt, OP_CODES[op], nr, m)
     nu = int(pres[-1])
@@ -209,7 +211,7 @@ def _fold_with(fold, keys, values, uk, a, ct, lo, hi, inline):
         while i < hi:
             if i < mid:
                 prefetch_write(a, keys[i + _AHEAD], 0)
-            k = np.uint64(keys[i])  # a negative key wraps past nkeys
+            k = np.uint64(np.int64(keys[i]))  # a negative key (int32 or int64) wraps past nkeys
             if k < uk:
                 s = k + k
                 af[s] = fold(af[s], vf[i])
@@ -224,7 +226,7 @@ def _fold_with(fold, keys, values, uk, a, ct, lo, hi, inline):
             prefetch_write(a, ahead, 0)
             if not inline:
                 prefetch_write(ct, ahead, 0)
-        k = np.uint64(keys[i])  # a negative key wraps past nkeys
+        k = np.uint64(np.int64(keys[i]))  # a negative key (int32 or int64) wraps past nkeys
         if k < uk:
             for j in range(m):
                 a[k, j] = fold(a[k, j], values[i, j])
@@ -276,7 +278,8 @@ def _dense_fold(keys, values, nkeys, op, part, cnt, ident, inline):
 def _dense_merge(part, cnt, op, nr, m):
     """Per key range (nr of them, in parallel): the chunks' partials of each key combined into
     ``part[0]`` (chunk order, so max/min keep the first NaN; the first ``m`` columns) and their
-    counts summed into ``cnt[0]``; returns the inclusive prefix counts of present keys per range
+    counts summed into ``cnt[0]`` (``cnt`` int64, or the count column of ``part`` itself, a view
+    of float64/int64/uint64 counts); returns the inclusive prefix counts of present keys per range
     (``pres[r + 1]``)."""
     nch, nkeys = part.shape[0], part.shape[1]
     pres = np.zeros(nr + 1, np.int64)
@@ -310,7 +313,7 @@ def _dense_compact(part, cnt, pres, ukeys, acc, counts):
         for q in range(nkeys * r // nr, nkeys * (r + 1) // nr):
             if cnt[0, q] > 0:
                 ukeys[o] = q
-                counts[o] = cnt[0, q]
+                counts[o] = np.int64(cnt[0, q])
                 for j in range(m):
                     acc[o, j] = part[0, q, j]
                 o += 1
