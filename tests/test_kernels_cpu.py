@@ -425,6 +425,58 @@ def test_group_reduce_complex_lexicographic():
             np.testing.assert_array_equal(acc, ref)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.uint64, np.complex128])
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("nch,outliers", [(2, 0), (3, 7), (5, 300)])
+def test_group_reduce_banded_owned_windows(dtype, op, nch, outliers):
+    """Banded keys through the dense path's owned windows (one accumulator, overlaps through
+    scratch, stray keys through the spill list or, with room for 16, the rescan), on 2-5 chunks
+    whatever the thread count: the present keys, counts and results of the reference; and
+    through group_reduce itself, int32 and int64 keys."""
+    from sparray.kernels.cpu import scatter
+
+    rng = np.random.default_rng(nch + outliers)
+    n = 200_000
+    nkeys = n // 5
+    keys = np.clip(np.arange(n) // 5 + rng.integers(-40, 41, n), 0, nkeys - 1)
+    keys[rng.choice(n, outliers, replace=False)] = rng.integers(0, nkeys, outliers)
+    values = rand_values(rng, n, 1, dtype, nan=op in ("max", "min"))
+    if op == "prod" and values.dtype.kind in "fc":
+        values = 1.0 + 0.01 * values
+    rk, racc, rcnt = ufunc_reduce_ref(keys, values, op)
+    zones, size = scatter._banded_plan(keys, nkeys, nch)
+    vv = gr.value_view(values)
+    for spill in (4096, 16):
+        part = np.full((nkeys, 2), 7, vv.dtype)  # the kernel sets every cell itself
+        bad = gr._dense_fold_owned(keys.astype(np.int32), vv.reshape(n), nkeys, gr.OP_CODES[op], part, zones,
+                                   np.empty((max(size, 1), 2), vv.dtype), np.empty((nch, spill), np.int64),
+                                   gr._identity(op, vv.dtype, values.dtype))
+        assert bad == 0
+        counts = part[:, 1].real.astype(np.int64)
+        np.testing.assert_array_equal(np.flatnonzero(counts), rk)
+        np.testing.assert_array_equal(counts[rk], rcnt)
+        assert_same(part[rk, :1], racc)
+    check_group(keys, values, nkeys, op)
+
+
+def test_group_reduce_banded_counts_bad_keys():
+    """Out-of-range keys in a banded pattern (negative ones wrap past every window) are counted
+    by the owned-window fold and raise from group_reduce, never used as addresses."""
+    n, nkeys = 200_000, 40_000
+    keys = np.clip(np.arange(n) // 5, 0, nkeys - 1)
+    zones, size = gr._banded_plan(keys, nkeys, 3)
+    for where in (0, 66_666, n - 1):
+        for bad in (-1, nkeys, -(2**40), 2**62):
+            k = keys.copy()
+            k[where] = bad
+            part = np.empty((nkeys, 2))
+            count = gr._dense_fold_owned(k, np.ones(n), nkeys, 2, part, zones, np.empty((max(size, 1), 2)),
+                                         np.empty((3, 4096), np.int64), -np.inf)
+            assert count == 1
+            with pytest.raises(ValueError, match="outside|must lie"):  # (sorted keys take the sorted path)
+                gr.group_reduce(k, np.ones((n, 1)), nkeys, "max")
+
+
 def test_group_reduce_errors():
     with pytest.raises(ValueError):
         gr.group_reduce(np.array([0, 5]), np.ones((2, 1)), 5, "sum")  # dense path

@@ -25,6 +25,7 @@ import numba
 
 from .. import KernelDeclined
 from ._common import as_index, chunk_bounds, prefetch_write, row_splits
+from .scatter import _SPILL, _banded_plan
 from ._sort import (
     OP_CODES,
     _as_int64_1d,
@@ -132,9 +133,20 @@ def _group_reduce(keys, vv, nkeys, op, dtype):
     # a key's count sits beside its values in one row when the value dtype counts exactly (one
     # cache line per row folded, not two: the counts array doubled the cost of random keys)
     inline = vv.dtype in _COUNTING_DTYPES and n < 2**53
-    part = np.empty((nch, nkeys, m + inline), vv.dtype)  # each chunk fills its own slice (its thread's pages)
-    cnt = np.empty((nch, 0 if inline else nkeys), np.int64)
-    nbad = int(_dense_fold(keys, vv, nkeys, OP_CODES[op], part, cnt, _identity(op, vv.dtype, dtype), inline).sum())
+    ident = _identity(op, vv.dtype, dtype)
+    # banded keys (a banded CSR's columns): chunks own disjoint windows of one accumulator
+    plan = _banded_plan(keys, nkeys, nch) if inline and m == 1 and nch > 1 else None
+    if plan is not None:
+        zones, size = plan
+        part = np.empty((1, nkeys, 2), vv.dtype)
+        cnt = np.empty((1, 0), np.int64)
+        scratch = np.empty((max(size, 1), 2), vv.dtype)
+        spill = np.empty((nch, max(4096, n // nch // _SPILL)), np.int64)
+        nbad = int(_dense_fold_owned(keys, vv.reshape(n), nkeys, OP_CODES[op], part[0], zones, scratch, spill, ident))
+    else:
+        part = np.empty((nch, nkeys, m + inline), vv.dtype)  # each chunk fills its own slice (its thread's pages)
+        cnt = np.empty((nch, 0 if inline else nkeys), np.int64)
+        nbad = int(_dense_fold(keys, vv, nkeys, OP_CODES[op], part, cnt, ident, inline).sum())
     if nbad:
         raise ValueError(f"{nbad} keys lie outside [0, nkeys={nkeys})")
     if inline:  # the count column itself, a strided view (complex counts sit in the real part)
@@ -272,6 +284,101 @@ def _dense_fold(keys, values, nkeys, op, part, cnt, ident, inline):
             nb = _fold_with(_min_keep_nan, keys, values, uk, a, ct, lo, hi, inline)
         bad[c] = nb
     return bad
+
+
+@numba.njit(inline="always")
+def _owned_fold(fold, keys, vf, part, scratch, spill, c, lo, hi, zone, uk):
+    """Rows lo..hi-1 of chunk c (one value each) folded and counted, ``_dense_fold_owned``'s way;
+    returns (keys outside [0, uk), keys spilled)."""
+    a, olo, ohi, b, s = (np.uint64(zone[0]), np.uint64(zone[1]), np.uint64(zone[2]),
+                         np.uint64(zone[3]), np.uint64(zone[4]))
+    owned = ohi - olo
+    left = olo - a
+    width = b - a
+    cap = np.uint64(spill.shape[1])
+    nb = 0
+    ns = np.uint64(0)
+    for i in range(lo, hi):
+        k = np.uint64(np.int64(keys[i]))  # a negative key wraps past every window and uk
+        if k - olo < owned:  # unsigned: also false below olo
+            part[k, 0] = fold(part[k, 0], vf[i])
+            part[k, 1] += 1
+        elif k - a < width:
+            t = s + (k - a if k < olo else left + (k - ohi))
+            scratch[t, 0] = fold(scratch[t, 0], vf[i])
+            scratch[t, 1] += 1
+        elif k < uk:
+            if ns < cap:
+                spill[c, ns] = i
+            ns += _U1
+        else:
+            nb += 1
+    return nb, ns
+
+
+@numba.njit(inline="always")
+def _fold_slot(op, part, k, v, count):
+    """``count`` rows folded into ``v`` join key k's slot of ``part`` (nothing when count is 0)."""
+    if count != 0:
+        part[k, 0] = _combine_impl(op, part[k, 0], v)
+        part[k, 1] += count
+
+
+@numba.njit(**_PJIT)
+def _dense_fold_owned(keys, vf, nkeys, op, part, zones, scratch, spill, ident):
+    """``_dense_fold`` for banded keys and one value per row, into one accumulator ``part``
+    (nkeys, 2): value and count per key. The zones come from ``scatter._banded_plan``: chunk c
+    sets its cell of ``part`` to (``ident``, 0), folds a key of its owned part straight into
+    ``part``, one elsewhere in its window into its scratch rows (set the same way; combined in
+    after the parallel pass), and spills one outside its window (added after that; the chunk is
+    rescanned when more than ``spill.shape[1]`` turn up). No private copy of the whole
+    accumulator per thread to fill and merge. Keys outside [0, nkeys) are counted, never used as
+    addresses. Returns their number."""
+    nch = zones.shape[0]
+    n = keys.shape[0]
+    uk = np.uint64(nkeys)
+    bad = np.zeros(nch, np.int64)
+    spilled = np.zeros(nch, np.int64)
+    for c in numba.prange(nch):
+        zone = zones[c]
+        for t in range(zone[4], zone[4] + (zone[1] - zone[0]) + (zone[3] - zone[2])):
+            scratch[t, 0] = ident
+            scratch[t, 1] = 0
+        for k in range(zone[5], zone[6]):
+            part[k, 0] = ident
+            part[k, 1] = 0
+        lo, hi = chunk_bounds(n, c, nch)
+        if op == 0:
+            nb, ns = _owned_fold(_add, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
+        elif op == 1:
+            nb, ns = _owned_fold(_mul, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
+        elif op == 2:
+            nb, ns = _owned_fold(_max_keep_nan, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
+        else:
+            nb, ns = _owned_fold(_min_keep_nan, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
+        bad[c] = nb
+        spilled[c] = ns
+    for c in range(nch):  # the windows' overlaps, chunk after chunk
+        a, olo, ohi, b, s = zones[c, 0], zones[c, 1], zones[c, 2], zones[c, 3], zones[c, 4]
+        for k in range(a, olo):
+            _fold_slot(op, part, k, scratch[s + k - a, 0], scratch[s + k - a, 1])
+        for k in range(ohi, b):
+            t = s + (olo - a) + k - ohi
+            _fold_slot(op, part, k, scratch[t, 0], scratch[t, 1])
+    for c in range(nch):  # the keys found outside their chunk's window
+        if spilled[c] <= spill.shape[1]:
+            for j in range(spilled[c]):
+                i = spill[c, j]
+                _fold_slot(op, part, np.int64(keys[i]), vf[i], 1)
+        else:
+            a = np.uint64(zones[c, 0])
+            width = np.uint64(zones[c, 3]) - a
+            lo, hi = chunk_bounds(n, c, nch)
+            for i in range(lo, hi):
+                k = np.uint64(np.int64(keys[i]))
+                if k - a >= width and k < uk:
+                    _fold_slot(op, part, k, vf[i], 1)
+    return bad.sum()
 
 
 @numba.njit(**_PJIT)
