@@ -11,7 +11,10 @@ Three strategies, chosen by the wrapper:
    and ``nkeys`` counts; the T partials are then combined per key in chunk order (max/min
    keep the first NaN) over key ranges in parallel, and compressed to the keys present
    (nothing to compress when every key is present); T is the thread count, capped at
-   ``1 + 2 * n // nkeys`` so the accumulators never dwarf the input;
+   ``1 + 2 * n // nkeys`` so the accumulators never dwarf the input. Banded keys (a banded
+   CSR's columns, found by sampling each chunk: ``scatter._banded_plan``) with one value and
+   an inline count per row go into one shared accumulator instead, each chunk owning a
+   disjoint window of it (the Poisson CSR's ``max(axis=0)``: 94 -> 58 ms);
 3. otherwise a stable radix argsort of the keys (from :mod:`._sort`) and a segmented
    reduction through the permutation.
 
