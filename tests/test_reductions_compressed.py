@@ -229,3 +229,65 @@ def test_sum_of_few_wide_major_rows_merges_pairwise(layout, k, dtype, fill, monk
     assert len(calls) == 2
     wide = sparray.asarray(np.ones((2, 3)), layout="csr")  # 6 entries, 3 columns: 8 * 3 >= 6 still merges
     np.testing.assert_array_equal(sparray.sum(wide, axis=0).to_dense(), [2.0, 2.0, 2.0])
+
+
+def _banded(rng, n_rows, n_cols, width, fill):
+    """A banded CSR: row i holds ``width`` consecutive columns starting near ``i * n_cols /
+    n_rows`` (so each thread's slice of the column indices covers a narrow window), random
+    values with a few infinities, the fill elsewhere."""
+    starts = (np.arange(n_rows) * (n_cols - width)) // n_rows + rng.integers(-3, 4, n_rows)
+    starts = np.clip(starts, 0, n_cols - width)
+    cols = (starts[:, None] + np.arange(width)).ravel()
+    indptr = np.arange(n_rows + 1, dtype=np.int32) * width
+    data = rng.standard_normal(cols.size) * 2
+    data[rng.random(cols.size) < 1e-4] = np.inf
+    data[rng.random(cols.size) < 1e-4] = -np.inf
+    return sparray.CSR(indptr, cols.astype(np.int32), data, shape=(n_rows, n_cols), fill_value=fill)
+
+
+def _dense_rows(A, lo, hi):
+    """Rows ``lo:hi`` of the CSR ``A`` as a dense NumPy block (the fill where unspecified)."""
+    indptr, cols, data = (np.asarray(x) for x in (A.crow_indices, A.col_indices, A.values))
+    block = np.full((hi - lo, A.shape[1]), float(A.fill_value))
+    rows = np.repeat(np.arange(hi - lo), np.diff(indptr[lo : hi + 1]))
+    block[rows, cols[indptr[lo] : indptr[hi]]] = data[indptr[lo] : indptr[hi]]
+    return block
+
+
+@pytest.mark.parametrize("fill", [0.0, 1.5, np.nan, -np.inf], ids=str)
+def test_banded_column_reductions_against_numpy(fill, monkeypatch):
+    """Axis-0 sum/max/min/prod/mean of a banded CSR large enough (2.4e5 entries, 4000 columns) for
+    the banded paths of ``scatter_sum`` and ``group_reduce`` (chunks owning disjoint windows of one
+    accumulator), against NumPy reducing the dense array block by block over the rows."""
+    import numba
+
+    import sparray.kernels.cpu.group_reduce as gr
+    import sparray.kernels.cpu.scatter as sc
+
+    plans = []
+    for mod in (sc, gr):
+        real = mod._banded_plan
+        monkeypatch.setattr(mod, "_banded_plan", lambda *a, _real=real: plans.append(_real(*a)) or plans[-1])
+    rng = np.random.default_rng(20)
+    A = _banded(rng, 3000, 4000, 80, fill)
+    fold = {"sum": np.add, "max": np.maximum, "min": np.minimum, "prod": np.multiply}
+    want = {}
+    with np.errstate(all="ignore"):
+        for lo in range(0, A.shape[0], 500):
+            block = _dense_rows(A, lo, min(lo + 500, A.shape[0]))
+            for kind, ufunc in fold.items():
+                part = getattr(np, kind)(block, axis=0)
+                want[kind] = part if kind not in want else ufunc(want[kind], part)
+        want["mean"] = want["sum"] / A.shape[0]
+        threads = min(2, numba.config.NUMBA_NUM_THREADS)
+        old = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:
+            for kind in ("sum", "max", "min", "prod", "mean"):
+                plans.clear()
+                _check(getattr(sparray, kind)(A, axis=0), want[kind], kind)
+                # the banded path was taken: scatter_sum's for a zero-fill sum, group_reduce's for the rest
+                if threads > 1 and (kind in ("max", "min", "prod") or (kind == "sum" and fill == 0)):
+                    assert plans and all(p is not None for p in plans), (kind, plans)
+        finally:
+            numba.set_num_threads(old)
