@@ -433,7 +433,7 @@ def test_group_reduce_banded_owned_windows(dtype, op, nch, outliers):
     scratch, stray keys through the spill list or, with room for 16, the rescan), on 2-5 chunks
     whatever the thread count: the present keys, counts and results of the reference; and
     through group_reduce itself, int32 and int64 keys."""
-    from sparray.kernels.cpu import scatter
+    from sparray.kernels.cpu import _banded
 
     rng = np.random.default_rng(nch + outliers)
     n = 200_000
@@ -444,7 +444,7 @@ def test_group_reduce_banded_owned_windows(dtype, op, nch, outliers):
     if op == "prod" and values.dtype.kind in "fc":
         values = 1.0 + 0.01 * values
     rk, racc, rcnt = ufunc_reduce_ref(keys, values, op)
-    zones, size = scatter._banded_plan(keys, nkeys, nch)
+    zones, size = _banded.banded_plan(keys, nkeys, nch)
     vv = gr.value_view(values)
     for spill in (4096, 16):
         part = np.full((nkeys, 2), 7, vv.dtype)  # the kernel sets every cell itself
@@ -462,9 +462,11 @@ def test_group_reduce_banded_owned_windows(dtype, op, nch, outliers):
 def test_group_reduce_banded_counts_bad_keys():
     """Out-of-range keys in a banded pattern (negative ones wrap past every window) are counted
     by the owned-window fold and raise from group_reduce, never used as addresses."""
+    from sparray.kernels.cpu import _banded
+
     n, nkeys = 200_000, 40_000
     keys = np.clip(np.arange(n) // 5, 0, nkeys - 1)
-    zones, size = gr._banded_plan(keys, nkeys, 3)
+    zones, size = _banded.banded_plan(keys, nkeys, 3)
     for where in (0, 66_666, n - 1):
         for bad in (-1, nkeys, -(2**40), 2**62):
             k = keys.copy()
@@ -706,9 +708,9 @@ def _stencil_keys(n, rng):
 def _scatter_banded(keys, values, nkeys, nchunks, spill=4096):
     """The banded kernel on ``nchunks`` chunks (whatever the thread count), each setting aside up
     to ``spill`` keys outside its window: (sums, bad-key count)."""
-    from sparray.kernels.cpu import scatter
+    from sparray.kernels.cpu import _banded, scatter
 
-    plan = scatter._banded_plan(keys, nkeys, nchunks)
+    plan = _banded.banded_plan(keys, nkeys, nchunks)
     assert plan is not None, "a banded pattern should get owned windows"
     zones, size = plan
     assert (zones[:, 0] <= zones[:, 1]).all() and (zones[:, 1] <= zones[:, 2]).all() and (zones[:, 2] <= zones[:, 3]).all()
@@ -764,11 +766,11 @@ def test_scatter_sum_banded_counts_bad_keys(where):
 
 def test_scatter_sum_banded_plan_declines_spread_keys():
     """Keys spread over the whole range give every chunk the whole window: no banded plan."""
-    from sparray.kernels.cpu import scatter
+    from sparray.kernels.cpu import _banded
 
     keys = np.random.default_rng(0).integers(0, 100_000, 200_000)
-    assert scatter._banded_plan(keys, 100_000, 2) is None
-    assert scatter._banded_plan(np.sort(keys), 100_000, 2) is not None  # sorted: each chunk its own half
+    assert _banded.banded_plan(keys, 100_000, 2) is None
+    assert _banded.banded_plan(np.sort(keys), 100_000, 2) is not None  # sorted: each chunk its own half
 
 
 def test_scatter_sum_rejects_out_of_range_keys():

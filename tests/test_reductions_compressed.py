@@ -266,8 +266,8 @@ def test_banded_column_reductions_against_numpy(fill, monkeypatch):
 
     plans = []
     for mod in (sc, gr):
-        real = mod._banded_plan
-        monkeypatch.setattr(mod, "_banded_plan", lambda *a, _real=real: plans.append(_real(*a)) or plans[-1])
+        real = mod.banded_plan
+        monkeypatch.setattr(mod, "banded_plan", lambda *a, _real=real: plans.append(_real(*a)) or plans[-1])
     rng = np.random.default_rng(20)
     A = _banded(rng, 3000, 4000, 80, fill)
     fold = {"sum": np.add, "max": np.maximum, "min": np.minimum, "prod": np.multiply}

@@ -12,7 +12,7 @@ Three strategies, chosen by the wrapper:
    keep the first NaN) over key ranges in parallel, and compressed to the keys present
    (nothing to compress when every key is present); T is the thread count, capped at
    ``1 + 2 * n // nkeys`` so the accumulators never dwarf the input. Banded keys (a banded
-   CSR's columns, found by sampling each chunk: ``scatter._banded_plan``) with one value and
+   CSR's columns, found by sampling each chunk: ``_banded.banded_plan``) with one value and
    an inline count per row go into one shared accumulator instead, each chunk owning a
    disjoint window of it (the Poisson CSR's ``max(axis=0)``: 94 -> 58 ms);
 3. otherwise a stable radix argsort of the keys (from :mod:`._sort`) and a segmented
@@ -28,7 +28,9 @@ import numba
 
 from .. import KernelDeclined
 from ._common import as_index, chunk_bounds, prefetch_write, row_splits
-from .scatter import _SPILL, _banded_plan
+from ._banded import (
+    SPILL, banded_chunk, banded_plan, banded_rest, banded_start, join_counted, put_counted, reset_counted,
+)
 from ._sort import (
     OP_CODES,
     _as_int64_1d,
@@ -138,13 +140,13 @@ def _group_reduce(keys, vv, nkeys, op, dtype):
     inline = vv.dtype in _COUNTING_DTYPES and n < 2**53
     ident = _identity(op, vv.dtype, dtype)
     # banded keys (a banded CSR's columns): chunks own disjoint windows of one accumulator
-    plan = _banded_plan(keys, nkeys, nch) if inline and m == 1 and nch > 1 else None
+    plan = banded_plan(keys, nkeys, nch) if inline and m == 1 and nch > 1 else None
     if plan is not None:
         zones, size = plan
         part = np.empty((1, nkeys, 2), vv.dtype)
         cnt = np.empty((1, 0), np.int64)
         scratch = np.empty((max(size, 1), 2), vv.dtype)
-        spill = np.empty((nch, max(4096, n // nch // _SPILL)), np.int64)
+        spill = np.empty((nch, max(4096, n // nch // SPILL)), np.int64)
         nbad = int(_dense_fold_owned(keys, vv.reshape(n), nkeys, OP_CODES[op], part[0], zones, scratch, spill, ident))
     else:
         part = np.empty((nch, nkeys, m + inline), vv.dtype)  # each chunk fills its own slice (its thread's pages)
@@ -289,54 +291,16 @@ def _dense_fold(keys, values, nkeys, op, part, cnt, ident, inline):
     return bad
 
 
-@numba.njit(inline="always")
-def _owned_fold(fold, keys, vf, part, scratch, spill, c, lo, hi, zone, uk):
-    """Rows lo..hi-1 of chunk c (one value each) folded and counted, ``_dense_fold_owned``'s way;
-    returns (keys outside [0, uk), keys spilled)."""
-    a, olo, ohi, b, s = (np.uint64(zone[0]), np.uint64(zone[1]), np.uint64(zone[2]),
-                         np.uint64(zone[3]), np.uint64(zone[4]))
-    owned = ohi - olo
-    left = olo - a
-    width = b - a
-    cap = np.uint64(spill.shape[1])
-    nb = 0
-    ns = np.uint64(0)
-    for i in range(lo, hi):
-        k = np.uint64(np.int64(keys[i]))  # a negative key wraps past every window and uk
-        if k - olo < owned:  # unsigned: also false below olo
-            part[k, 0] = fold(part[k, 0], vf[i])
-            part[k, 1] += 1
-        elif k - a < width:
-            t = s + (k - a if k < olo else left + (k - ohi))
-            scratch[t, 0] = fold(scratch[t, 0], vf[i])
-            scratch[t, 1] += 1
-        elif k < uk:
-            if ns < cap:
-                spill[c, ns] = i
-            ns += _U1
-        else:
-            nb += 1
-    return nb, ns
-
-
-@numba.njit(inline="always")
-def _fold_slot(op, part, k, v, count):
-    """``count`` rows folded into ``v`` join key k's slot of ``part`` (nothing when count is 0)."""
-    if count != 0:
-        part[k, 0] = _combine_impl(op, part[k, 0], v)
-        part[k, 1] += count
-
-
 @numba.njit(**_PJIT)
 def _dense_fold_owned(keys, vf, nkeys, op, part, zones, scratch, spill, ident):
     """``_dense_fold`` for banded keys and one value per row, into one accumulator ``part``
-    (nkeys, 2): value and count per key. The zones come from ``scatter._banded_plan``: chunk c
+    (nkeys, 2): value and count per key. The zones come from ``_banded.banded_plan``: chunk c
     sets its cell of ``part`` to (``ident``, 0), folds a key of its owned part straight into
-    ``part``, one elsewhere in its window into its scratch rows (set the same way; combined in
-    after the parallel pass), and spills one outside its window (added after that; the chunk is
-    rescanned when more than ``spill.shape[1]`` turn up). No private copy of the whole
-    accumulator per thread to fill and merge. Keys outside [0, nkeys) are counted, never used as
-    addresses. Returns their number."""
+    ``part``, one elsewhere in its window into its scratch rows (set the same way; folded in
+    after the parallel pass), and spills one outside its window (folded in after that; the chunk
+    is rescanned when more than ``spill.shape[1]`` turn up). No private copy of the whole
+    accumulator per thread to fill and merge. Keys outside [0, nkeys) are counted, never used
+    as addresses. Returns their number."""
     nch = zones.shape[0]
     n = keys.shape[0]
     uk = np.uint64(nkeys)
@@ -344,43 +308,26 @@ def _dense_fold_owned(keys, vf, nkeys, op, part, zones, scratch, spill, ident):
     spilled = np.zeros(nch, np.int64)
     for c in numba.prange(nch):
         zone = zones[c]
-        for t in range(zone[4], zone[4] + (zone[1] - zone[0]) + (zone[3] - zone[2])):
-            scratch[t, 0] = ident
-            scratch[t, 1] = 0
-        for k in range(zone[5], zone[6]):
-            part[k, 0] = ident
-            part[k, 1] = 0
+        banded_start(reset_counted, part, scratch, zone, ident)
         lo, hi = chunk_bounds(n, c, nch)
         if op == 0:
-            nb, ns = _owned_fold(_add, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
+            nb, ns = banded_chunk(_add, put_counted, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
         elif op == 1:
-            nb, ns = _owned_fold(_mul, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
+            nb, ns = banded_chunk(_mul, put_counted, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
         elif op == 2:
-            nb, ns = _owned_fold(_max_keep_nan, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
+            nb, ns = banded_chunk(_max_keep_nan, put_counted, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
         else:
-            nb, ns = _owned_fold(_min_keep_nan, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
+            nb, ns = banded_chunk(_min_keep_nan, put_counted, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
         bad[c] = nb
         spilled[c] = ns
-    for c in range(nch):  # the windows' overlaps, chunk after chunk
-        a, olo, ohi, b, s = zones[c, 0], zones[c, 1], zones[c, 2], zones[c, 3], zones[c, 4]
-        for k in range(a, olo):
-            _fold_slot(op, part, k, scratch[s + k - a, 0], scratch[s + k - a, 1])
-        for k in range(ohi, b):
-            t = s + (olo - a) + k - ohi
-            _fold_slot(op, part, k, scratch[t, 0], scratch[t, 1])
-    for c in range(nch):  # the keys found outside their chunk's window
-        if spilled[c] <= spill.shape[1]:
-            for j in range(spilled[c]):
-                i = spill[c, j]
-                _fold_slot(op, part, np.int64(keys[i]), vf[i], 1)
-        else:
-            a = np.uint64(zones[c, 0])
-            width = np.uint64(zones[c, 3]) - a
-            lo, hi = chunk_bounds(n, c, nch)
-            for i in range(lo, hi):
-                k = np.uint64(np.int64(keys[i]))
-                if k - a >= width and k < uk:
-                    _fold_slot(op, part, k, vf[i], 1)
+    if op == 0:
+        banded_rest(_add, put_counted, join_counted, keys, vf, part, scratch, spill, spilled, zones, uk)
+    elif op == 1:
+        banded_rest(_mul, put_counted, join_counted, keys, vf, part, scratch, spill, spilled, zones, uk)
+    elif op == 2:
+        banded_rest(_max_keep_nan, put_counted, join_counted, keys, vf, part, scratch, spill, spilled, zones, uk)
+    else:
+        banded_rest(_min_keep_nan, put_counted, join_counted, keys, vf, part, scratch, spill, spilled, zones, uk)
     return bad.sum()
 
 

@@ -12,7 +12,8 @@ in place, so float results may differ in the last bits with the thread count. A 
 Banded keys (each slice of rows keeps to a narrow window of keys, as a banded matrix's columns
 do; found by sampling each slice) go through chunks that own disjoint parts of the one result and
 add into it directly: only the keys where two windows overlap go through private scratch, and the
-few outside a slice's sampled window are set aside and added at the end.
+few outside a slice's sampled window are set aside and added at the end (the plan and the loops
+shared with ``group_reduce``'s banded path live in ``_banded.py``).
 
 Sorted keys (``sorted_keys=True``, a hint: the keys of a sum over trailing axes come from the
 first index row of a row-major COO) take a streaming pass into the one result instead: four
@@ -33,6 +34,7 @@ import numba
 import numpy as np
 
 from .. import KernelDeclined
+from ._banded import SPILL, banded_chunk, banded_plan, banded_rest, banded_start, join_value, put_value, reset_value
 from ._common import chunk_bounds, middle_sample, prefetch_write
 from ._sort import threads_for
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
@@ -247,137 +249,36 @@ def _scatter_scalar(keys, values, nkeys, out, scratch, ahead):
     return bad.sum()
 
 
-_WINDOW_PROBES = 5  # evenly spaced probes of a chunk's keys that estimate its window
-_WINDOW_PROBE = np.uint64(512)  # keys per probe
-_SPILL = 64  # a chunk keeps the positions of up to 1 in 64 of its keys (4096 at least) found outside its window
-
-
-@numba.njit(cache=True, nogil=True)
-def _windows(keys, nkeys, nchunks):
-    """``w[c] = (a, b)``: the keys of chunk c are expected in ``[a, b)`` (``0 <= a <= b <= nkeys``).
-    From ``_WINDOW_PROBES`` probes of ``_WINDOW_PROBE`` keys spread over the chunk: the lowest
-    and highest of each probe once its 64th smallest and 64th largest are set aside (so a few
-    stray keys do not widen the window to everything), widened by a 32nd of their span and 64
-    keys each way. An estimate: keys found outside it later are spilled, never lost."""
-    n = keys.shape[0]
-    w = np.zeros((nchunks, 2), np.int64)
-    last = np.uint64(_WINDOW_PROBES - 1)
-    probe = np.empty(_WINDOW_PROBE, np.int64)
-    for c in range(nchunks):
-        lo, hi = chunk_bounds(n, c, nchunks)
-        kmin = np.int64(nkeys)
-        kmax = np.int64(-1)
-        for s in range(_WINDOW_PROBES):
-            mid = lo + (hi - lo) * np.uint64(s) // last
-            q0 = max(lo, mid - _WINDOW_PROBE // np.uint64(2)) if mid >= _WINDOW_PROBE else lo
-            q1 = min(hi, q0 + _WINDOW_PROBE)
-            if q1 <= q0:
-                continue
-            m = np.int64(q1 - q0)
-            for i in range(m):  # clipped: out-of-range keys are the kernel's to count
-                probe[i] = min(max(np.int64(keys[q0 + np.uint64(i)]), np.int64(0)), np.int64(nkeys) - 1)
-            kept = np.sort(probe[:m])
-            trim = m // 64
-            kmin = min(kmin, kept[trim])
-            kmax = max(kmax, kept[m - 1 - trim])
-        if kmax >= kmin:
-            margin = (kmax - kmin) // 32 + 64
-            w[c, 0] = max(np.int64(0), kmin - margin)
-            w[c, 1] = min(np.int64(nkeys), kmax + 1 + margin)
-    return w
-
-
-def _banded_plan(keys, nkeys, nchunks):
-    """The zones of ``_scatter_banded`` for keys whose chunks each cover a narrow window (a banded
-    matrix's columns), or None when the windows overlap too much for it to pay (their
-    overlaps, which go through scratch, over an eighth of ``nkeys``).
-
-    Returns ``zones`` int64 (nchunks, 7): ``(a, olo, ohi, b, s, plo, phi)`` per chunk, its
-    window ``[a, b)``, the part ``[olo, ohi)`` of it the chunk owns, the offset ``s`` of its
-    scratch, which holds ``[a, olo)`` then ``[ohi, b)``, and its cell ``[plo, phi)`` of
-    ``[0, nkeys)`` (the cells partition it; the owned part lies in the cell, so a chunk zeroes
-    its cell and adds into it with no other thread writing there); and the total scratch length.
-    The boundary between cells c - 1 and c is the equal split of the keys, moved into the
-    overlap of the two windows (or the gap between them)."""
-    w = _windows(keys, nkeys, nchunks)
-    bounds = [0]
-    for c in range(1, nchunks):
-        lo, hi = sorted((int(w[c, 0]), int(w[c - 1, 1])))
-        bounds.append(max(bounds[-1], min(max(nkeys * c // nchunks, lo), hi)))
-    bounds.append(nkeys)
-    zones = np.empty((nchunks, 7), np.int64)
-    size = 0
-    for c in range(nchunks):
-        a, b = int(w[c, 0]), int(w[c, 1])
-        olo, ohi = max(bounds[c], a), min(bounds[c + 1], b)
-        if olo >= ohi:
-            olo = ohi = a
-        zones[c] = (a, olo, ohi, b, size, bounds[c], bounds[c + 1])
-        size += (olo - a) + (b - ohi)
-    return (zones, size) if size * 8 <= nkeys else None
+@numba.njit(inline="always")
+def _plus(acc, v):
+    return acc + v
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _scatter_banded(keys, values, nkeys, out, zones, scratch, spill):
     """One value per row into ``out`` (nkeys,) by chunks that own disjoint parts of it (``zones``
-    from ``_banded_plan``): each chunk zeroes its cell of ``out`` (so the zeroing and the page
-    faults of a new ``out`` are shared by the threads), then adds a key in its owned part into
-    ``out`` straight away, one elsewhere in its window into the chunk's scratch (zeroed here, folded in
-    after the parallel pass), one outside its window but in range is spilled (its position kept
-    in ``spill[c]``, or the chunk rescanned if more than fit) and added after. On a banded matrix
-    almost every key is owned, so no thread zeroes or folds a private copy of the whole
-    accumulator (the columns of the Poisson matrix, 2e6 keys, 1e7 entries, 2 threads: 14.6 ->
-    10.8 ms, medians of 61 interleaved calls). Returns the count of keys outside ``[0, nkeys)``,
-    none of them used as an address."""
+    from ``_banded.banded_plan``): each chunk zeroes its cell of ``out`` (so the zeroing and the
+    page faults of a new ``out`` are shared by the threads), then adds a key in its owned part
+    into ``out`` straight away, one elsewhere in its window into the chunk's part of ``scratch``,
+    one outside its window but in range is spilled (its position kept in ``spill[c]``, or the
+    chunk rescanned if more than fit); scratch and spilled keys are added after the parallel
+    pass. On a banded matrix almost every key is owned, so no thread zeroes or folds a private
+    copy of the whole accumulator (the columns of the Poisson matrix, 2e6 keys, 1e7 entries, 2
+    threads: 14.6 -> 10.8 ms, medians of 61 interleaved calls). Returns the count of keys
+    outside ``[0, nkeys)``, none of them used as an address."""
     nchunks = zones.shape[0]
     n = keys.shape[0]
     bad = np.zeros(nchunks, np.int64)
     spilled = np.zeros(nchunks, np.int64)
-    ukeys = np.uint64(nkeys)
-    cap = np.uint64(spill.shape[1])
+    uk = np.uint64(nkeys)
     for c in numba.prange(nchunks):
-        a, olo, ohi, b, s = (np.uint64(zones[c, 0]), np.uint64(zones[c, 1]), np.uint64(zones[c, 2]),
-                             np.uint64(zones[c, 3]), np.uint64(zones[c, 4]))
-        owned = ohi - olo
-        left = olo - a
-        width = b - a
-        for t in range(s, s + left + (b - ohi)):
-            scratch[t] = 0
-        out[zones[c, 5] : zones[c, 6]] = 0
-        nb = 0
-        ns = np.uint64(0)
-        for i in range(*chunk_bounds(n, c, nchunks)):
-            k = np.uint64(np.int64(keys[i]))  # a negative key wraps past nkeys
-            if k - olo < owned:  # unsigned: also false below olo
-                out[k] += values[i]
-            elif k - a < width:
-                scratch[s + (k - a if k < olo else left + (k - ohi))] += values[i]
-            elif k < ukeys:
-                if ns < cap:
-                    spill[c, ns] = i
-                ns += _U1
-            else:
-                nb += 1
+        zone = zones[c]
+        banded_start(reset_value, out, scratch, zone, values.dtype.type(0))
+        lo, hi = chunk_bounds(n, c, nchunks)
+        nb, ns = banded_chunk(_plus, put_value, keys, values, out, scratch, spill, c, lo, hi, zone, uk)
         bad[c] = nb
         spilled[c] = ns
-    for c in range(nchunks):  # the windows' overlaps, one chunk after another
-        a, olo, ohi, b, s = zones[c, 0], zones[c, 1], zones[c, 2], zones[c, 3], zones[c, 4]
-        for k in range(a, olo):
-            out[k] += scratch[s + k - a]
-        for k in range(ohi, b):
-            out[k] += scratch[s + (olo - a) + k - ohi]
-    for c in range(nchunks):
-        if spilled[c] <= spill.shape[1]:
-            for j in range(spilled[c]):
-                i = spill[c, j]
-                out[np.int64(keys[i])] += values[i]
-        else:
-            a = np.uint64(zones[c, 0])
-            width = np.uint64(zones[c, 3]) - a
-            for i in range(*chunk_bounds(n, c, nchunks)):
-                k = np.uint64(np.int64(keys[i]))
-                if k - a >= width and k < ukeys:
-                    out[k] += values[i]
+    banded_rest(_plus, put_value, join_value, keys, values, out, scratch, spill, spilled, zones, uk)
     return bad.sum()
 
 
@@ -424,11 +325,11 @@ def scatter_sum(keys, values, nkeys, sorted_keys=False):
     itemsize = values.dtype.itemsize
     scattered = m == 1 and _scattered(keys, itemsize)
     # a banded pattern's chunks own disjoint windows of the accumulator (no private copies)
-    plan = _banded_plan(keys, nkeys, threads) if m == 1 and threads > 1 and not scattered else None
+    plan = banded_plan(keys, nkeys, threads) if m == 1 and threads > 1 and not scattered else None
     if plan is not None:
         zones, size = plan
         scratch = _workspace(size * itemsize).view(values.dtype)
-        spill = np.empty((threads, max(4096, n // threads // _SPILL)), np.int64)
+        spill = np.empty((threads, max(4096, n // threads // SPILL)), np.int64)
         out = np.empty((nkeys, m), dtype=values.dtype) if out is None else out  # zeroed by the kernel
         bad = _scatter_banded(keys, values.reshape(-1), nkeys, out.reshape(-1), zones, scratch, spill)
     else:
