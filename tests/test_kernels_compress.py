@@ -145,15 +145,17 @@ def test_compress_offsets_runs_across_chunks(threads):
             np.testing.assert_array_equal(cp.compress_offsets(keys, nbuckets, np.int64), ref_compress_offsets(keys, nbuckets))
 
 
-@pytest.mark.parametrize("way", ["gap_branch", "fill_gaps", "checked"])
+@pytest.mark.parametrize("way", ["gap_branch", "fill_gaps", "checked", "checked_gappy"])
 @pytest.mark.parametrize("threads", [1, 2, numba.config.NUMBA_NUM_THREADS])
 def test_compress_offsets_every_way_of_writing_empty_buckets(way, threads, monkeypatch):
     """The store loop with a branch per gap, the gap-filling pass, and the unchecked loop for keys
-    the caller has checked (``checked=True``) give the same pointers: empty buckets at the start,
+    the caller has checked (``checked=True``: stores first, the filling pass only for a chunk
+    whose run count shows empty buckets, or from the start when sampled keys look gappy) give
+    the same pointers: empty buckets at the start,
     between runs, at chunk boundaries and after the last key, runs longer than a chunk, int32 and
     int64 keys and pointers; bad keys are still reported at their position when not checked."""
-    monkeypatch.setattr(cp, "_gappy", lambda keys: way == "fill_gaps")
-    checked = way == "checked"
+    monkeypatch.setattr(cp, "_gappy", lambda keys: way in ("fill_gaps", "checked_gappy"))
+    checked = way.startswith("checked")
     rng = np.random.default_rng(threads)
     lengths = [0, 0, 70_000, 0, 1, 0, 0, 90_000, 3, 0, 40_000] + list(rng.integers(0, 3, 20_000) * rng.integers(0, 2, 20_000))
     keys = np.repeat(np.arange(len(lengths)), lengths)
@@ -181,10 +183,11 @@ def test_compress_offsets_checked_keys_that_break_the_promise_stay_in_bounds(thr
     with numba_threads(threads):
         for keys in (rng.integers(-2**40, 2**40, 100_000), np.full(100_000, 2**62), np.full(100_000, -3),
                      np.arange(100_000)[::-1].copy(), np.concatenate([np.arange(50_000), np.full(50_000, 10**9)])):
-            buf = np.full(64 + nbuckets + 1 + 64, 12345, np.int64)
-            out = buf[64 : 64 + nbuckets + 1]
-            cp._compress_sorted(keys, nbuckets, out, threads * 4)
-            assert (buf[:64] == 12345).all() and (buf[64 + nbuckets + 1 :] == 12345).all()
+            for gappy in (False, True):
+                buf = np.full(64 + nbuckets + 1 + 64, 12345, np.int64)
+                out = buf[64 : 64 + nbuckets + 1]
+                cp._compress_sorted(keys, nbuckets, out, threads * 4, gappy)
+                assert (buf[:64] == 12345).all() and (buf[64 + nbuckets + 1 :] == 12345).all()
             assert cp.compress_offsets(keys, nbuckets, np.int64, True).shape == (nbuckets + 1,)
             with pytest.raises(ValueError, match="keys must be non-decreasing"):
                 cp.compress_offsets(keys, nbuckets, np.int64)
@@ -605,3 +608,25 @@ def test_slice_minor_checks_what_it_reads():
         slice_minor(np.array([0, 2, 3]), minor, values, 2, 1)
     with pytest.raises(ValueError, match="len\\(minor\\) = 3 rows"):
         slice_minor(np.array([0, 2, 3]), minor, values[:2], 0, 2)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_compress_offsets_checked_finds_empty_buckets_it_did_not_expect(threads, monkeypatch):
+    """Checked keys that sampled as full (so no bucket is zeroed first) with a few empty buckets
+    anywhere: before the first key, right at a chunk's first key, in the middle of a chunk, at
+    the end. The run count of each chunk catches them, the chunk is redone with the filling
+    pass, and the stale values of a reused output buffer never leak into the result."""
+    monkeypatch.setattr(cp, "_gappy", lambda keys: False)
+    rng = np.random.default_rng(threads)
+    base = np.repeat(np.arange(40_000), 5)
+    with numba_threads(threads):
+        for skip in ([], [0], [1], [20_000], [19_999, 20_000], [39_999], list(rng.integers(0, 40_000, 30))):
+            keys = base[~np.isin(base, skip)]
+            for nbuckets in (40_000, 40_003):
+                got = cp.compress_offsets(keys, nbuckets, np.int64, checked=True)
+                np.testing.assert_array_equal(got, ref_compress_offsets(keys, nbuckets))
+                stale = np.full(nbuckets + 1, -7, np.int64)  # the kernel itself, on a dirty buffer
+                stale[0] = 0
+                cp._compress_sorted(keys, nbuckets, stale, threads * 4, False)
+                stale[int(keys[-1]) + 1 :] = keys.size
+                np.testing.assert_array_equal(stale, ref_compress_offsets(keys, nbuckets))
