@@ -30,7 +30,7 @@ from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, 
 
 __all__ = [
     "SPILL", "banded_plan", "banded_start", "banded_chunk", "banded_rest",
-    "put_value", "join_value", "reset_value", "put_counted", "join_counted", "reset_counted",
+    "put_value", "join_value", "reset_value", "put_counted", "reset_counted",
 ]
 
 _WINDOW_PROBES = 5  # evenly spaced probes of a chunk's keys that estimate its window
@@ -132,13 +132,6 @@ def put_counted(fold, acc, k, v):
     """Slots that keep a value and a row count, ``acc`` (nkeys, 2): one row folded into slot k."""
     acc[k, 0] = fold(acc[k, 0], v)
     acc[k, 1] += 1
-
-
-@numba.njit(inline="always")
-def join_counted(fold, acc, k, src, t):
-    """Slot t of ``src`` folded into slot k of ``acc``, values and counts (counted slots)."""
-    acc[k, 0] = fold(acc[k, 0], src[t, 0])
-    acc[k, 1] += src[t, 1]
 
 
 @numba.njit(inline="always")

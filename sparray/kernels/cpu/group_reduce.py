@@ -29,7 +29,7 @@ import numba
 from .. import KernelDeclined
 from ._common import as_index, chunk_bounds, prefetch_write, row_splits
 from ._banded import (
-    SPILL, banded_chunk, banded_plan, banded_rest, banded_start, join_counted, put_counted, reset_counted,
+    SPILL, banded_chunk, banded_plan, banded_rest, banded_start, put_counted, reset_counted,
 )
 from ._sort import (
     OP_CODES,
@@ -291,6 +291,20 @@ def _dense_fold(keys, values, nkeys, op, part, cnt, ident, inline):
     return bad
 
 
+@numba.njit(inline="always")
+def _put_op(op, acc, k, v):
+    """``_banded.put_counted`` with the op as a number (``_combine_impl``): one row into slot k."""
+    acc[k, 0] = _combine_impl(op, acc[k, 0], v)
+    acc[k, 1] += 1
+
+
+@numba.njit(inline="always")
+def _join_op(op, acc, k, src, t):
+    """Slot t of ``src`` folded into slot k of ``acc``, values (the op as a number) and counts."""
+    acc[k, 0] = _combine_impl(op, acc[k, 0], src[t, 0])
+    acc[k, 1] += src[t, 1]
+
+
 @numba.njit(**_PJIT)
 def _dense_fold_owned(keys, vf, nkeys, op, part, zones, scratch, spill, ident):
     """``_dense_fold`` for banded keys and one value per row, into one accumulator ``part``
@@ -300,7 +314,9 @@ def _dense_fold_owned(keys, vf, nkeys, op, part, zones, scratch, spill, ident):
     after the parallel pass), and spills one outside its window (folded in after that; the chunk
     is rescanned when more than ``spill.shape[1]`` turn up). No private copy of the whole
     accumulator per thread to fill and merge. Keys outside [0, nkeys) are counted, never used
-    as addresses. Returns their number."""
+    as addresses. Returns their number. The per-row loop has one copy per op (the op inlined);
+    the short serial pass after it takes the op as a number, in one copy (four made this
+    kernel's compilation 60% longer)."""
     nch = zones.shape[0]
     n = keys.shape[0]
     uk = np.uint64(nkeys)
@@ -320,14 +336,7 @@ def _dense_fold_owned(keys, vf, nkeys, op, part, zones, scratch, spill, ident):
             nb, ns = banded_chunk(_min_keep_nan, put_counted, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
         bad[c] = nb
         spilled[c] = ns
-    if op == 0:
-        banded_rest(_add, put_counted, join_counted, keys, vf, part, scratch, spill, spilled, zones, uk)
-    elif op == 1:
-        banded_rest(_mul, put_counted, join_counted, keys, vf, part, scratch, spill, spilled, zones, uk)
-    elif op == 2:
-        banded_rest(_max_keep_nan, put_counted, join_counted, keys, vf, part, scratch, spill, spilled, zones, uk)
-    else:
-        banded_rest(_min_keep_nan, put_counted, join_counted, keys, vf, part, scratch, spill, spilled, zones, uk)
+    banded_rest(op, _put_op, _join_op, keys, vf, part, scratch, spill, spilled, zones, uk)
     return bad.sum()
 
 
