@@ -19,7 +19,9 @@ columns do), the chunks can instead own disjoint parts of one accumulator:
 The pieces are inlined into each kernel with the fold (``a + b``, max, ...) and the slot kind as
 functions: *value* slots, one per key in a 1-d array (``scatter_sum``), or *counted* slots, a
 value and a row count per key in an ``(nkeys, 2)`` array (``group_reduce``). The 1-d kind is not
-a ``(nkeys, 1)`` array on purpose: the 2-d indexing cost the Poisson column sum 20-30%.
+a ``(nkeys, 1)`` array on purpose: the 2-d indexing cost the Poisson column sum 20-30%. The
+pieces only hand ``fold`` on to ``put`` and ``join``, so it may also be an op code that they
+interpret (``group_reduce``'s serial post-pass does that: one copy of it instead of one per op).
 """
 
 import numba
