@@ -143,8 +143,7 @@ def _group_reduce(keys, vv, nkeys, op, dtype):
     plan = banded_plan(keys, nkeys, nch) if inline and m == 1 and nch > 1 else None
     if plan is not None:
         zones, size = plan
-        part = np.empty((1, nkeys, 2), vv.dtype)
-        cnt = np.empty((1, 0), np.int64)
+        part = np.empty((1, nkeys, 2), vv.dtype)  # counts inline: cnt is its count column, below
         scratch = np.empty((max(size, 1), 2), vv.dtype)
         spill = np.empty((nch, max(4096, n // nch // SPILL)), np.int64)
         nbad = int(_dense_fold_owned(keys, vv.reshape(n), nkeys, OP_CODES[op], part[0], zones, scratch, spill, ident))
