@@ -50,6 +50,13 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    if os.environ.get("SPARRAY_TEST_NO_CUPY_POOL"):
+        # compute-sanitizer's memcheck sees the bounds of each cudaMalloc: without CuPy's memory pool
+        # every array is its own allocation, so a kernel reading past an array's end is caught
+        # (scripts/gpu_checks.sh sets this for its memcheck run)
+        import cupy
+
+        cupy.cuda.set_allocator(None)
     if config.getoption("--cuda-emulated", default=False):
         from cuda_testing import emulate_cuda_registry
 

@@ -162,7 +162,7 @@ def nvrtc_compile(source: str, arch: str, names=None) -> tuple[str, dict[str, st
 
 # ---- host build (emulation) ----------------------------------------------------------------------
 
-HOST_FLAGS = ("-std=c++20", "-O1", "-g0", "-fPIC", "-shared", "-pthread", "-Wall", "-Wextra", "-Werror",
+HOST_FLAGS = ("-std=c++20", "-O1", "-g0", "-ffp-contract=off", "-fPIC", "-shared", "-pthread", "-Wall", "-Wextra", "-Werror",
               "-Wno-unused-parameter", "-Wno-unused-function", "-Wno-unused-variable")  # fmt: skip
 _BUILD_LOCK = threading.Lock()
 

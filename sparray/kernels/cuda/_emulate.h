@@ -44,6 +44,10 @@
 #define __launch_bounds__(...)
 #define __shared__ static
 
+// Rounded products that the CUDA compiler never fuses into an FMA (the host build does not fuse).
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+
 struct dim3 {
     unsigned x, y, z;
     constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
