@@ -459,24 +459,42 @@ def test_group_reduce_banded_owned_windows(dtype, op, nch, outliers):
     check_group(keys, values, nkeys, op)
 
 
-def test_group_reduce_banded_counts_bad_keys():
+def test_group_reduce_banded_counts_bad_keys(monkeypatch):
     """Out-of-range keys in a banded pattern (negative ones wrap past every window) are counted
-    by the owned-window fold and raise from group_reduce, never used as addresses."""
+    by the owned-window fold and raise from group_reduce, never used as addresses: through the
+    kernel directly, and through group_reduce on keys shuffled within blocks of 1000 rows (banded
+    but unsorted, so the public call takes the banded path; a spy on the plan checks it did)."""
+    import numba
+
     from sparray.kernels.cpu import _banded
 
     n, nkeys = 200_000, 40_000
     keys = np.clip(np.arange(n) // 5, 0, nkeys - 1)
     zones, size = _banded.banded_plan(keys, nkeys, 3)
-    for where in (0, 66_666, n - 1):
-        for bad in (-1, nkeys, -(2**40), 2**62):
-            k = keys.copy()
-            k[where] = bad
-            part = np.empty((nkeys, 2))
-            count = gr._dense_fold_owned(k, np.ones(n), nkeys, 2, part, zones, np.empty((max(size, 1), 2)),
-                                         np.empty((3, 4096), np.int64), -np.inf)
-            assert count == 1
-            with pytest.raises(ValueError, match="outside|must lie"):  # (sorted keys take the sorted path)
-                gr.group_reduce(k, np.ones((n, 1)), nkeys, "max")
+    shuffled = keys.reshape(-1, 1000)[:, np.random.default_rng(8).permutation(1000)].ravel()
+    plans = []
+    monkeypatch.setattr(gr, "banded_plan", lambda *a: plans.append(_banded.banded_plan(*a)) or plans[-1])
+    threads = min(2, numba.config.NUMBA_NUM_THREADS)
+    old = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        for where in (0, 66_666, n - 1):
+            for bad in (-1, nkeys, -(2**40), 2**62):
+                k = keys.copy()
+                k[where] = bad
+                part = np.empty((nkeys, 2))
+                count = gr._dense_fold_owned(k, np.ones(n), nkeys, 2, part, zones, np.empty((max(size, 1), 2)),
+                                             np.empty((3, 4096), np.int64), -np.inf)
+                assert count == 1
+                k = shuffled.copy()
+                k[where] = bad
+                plans.clear()
+                with pytest.raises(ValueError, match="outside|must lie"):
+                    gr.group_reduce(k, np.ones((n, 1)), nkeys, "max")
+                if threads > 1:
+                    assert plans and plans[0] is not None, (where, bad)
+    finally:
+        numba.set_num_threads(old)
 
 
 def test_group_reduce_errors():

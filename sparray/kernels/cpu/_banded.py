@@ -16,7 +16,7 @@ columns do), the chunks can instead own disjoint parts of one accumulator:
 - :func:`banded_rest`, after the parallel pass, folds the scratch (the windows' overlaps) and
   the spilled keys in (a chunk that spilled more than fit is rescanned), so no key is lost.
 
-The pieces are inlined into each kernel with the fold (``a + b``, max, ...) and the slot kind as
+The pieces are inlined into each kernel with the fold (:func:`add_fold`, max, ...) and the slot kind as
 functions: *value* slots, one per key in a 1-d array (``scatter_sum``), or *counted* slots, a
 value and a row count per key in an ``(nkeys, 2)`` array (``group_reduce``). The 1-d kind is not
 a ``(nkeys, 1)`` array on purpose: the 2-d indexing cost the Poisson column sum 20-30%. The
@@ -109,6 +109,12 @@ def banded_plan(keys, nkeys, nchunks):
         zones[c] = (a, olo, ohi, b, size, bounds[c], bounds[c + 1])
         size += (olo - a) + (b - ohi)
     return (zones, size) if size * 8 <= nkeys else None
+
+
+@numba.njit(inline="always")
+def add_fold(acc, v):
+    """The sum fold, shared by ``scatter_sum`` and ``group_reduce``'s sums: ``acc + v``."""
+    return acc + v
 
 
 @numba.njit(inline="always")

@@ -29,7 +29,7 @@ import numba
 from .. import KernelDeclined
 from ._common import as_index, chunk_bounds, prefetch_write, row_splits
 from ._banded import (
-    SPILL, banded_chunk, banded_plan, banded_rest, banded_start, put_counted, reset_counted,
+    SPILL, add_fold, banded_chunk, banded_plan, banded_rest, banded_start, put_counted, reset_counted,
 )
 from ._sort import (
     OP_CODES,
@@ -188,11 +188,6 @@ def _identity(op, view_dtype, dtype):
 
 
 @numba.njit(inline="always")
-def _add(acc, v):
-    return acc + v
-
-
-@numba.njit(inline="always")
 def _mul(acc, v):
     return acc * v
 
@@ -279,7 +274,7 @@ def _dense_fold(keys, values, nkeys, op, part, cnt, ident, inline):
         nb = 0
         lo, hi = chunk_bounds(n, c, nch)
         if op == 0:
-            nb = _fold_with(_add, keys, values, uk, a, ct, lo, hi, inline)
+            nb = _fold_with(add_fold, keys, values, uk, a, ct, lo, hi, inline)
         elif op == 1:
             nb = _fold_with(_mul, keys, values, uk, a, ct, lo, hi, inline)
         elif op == 2:
@@ -326,7 +321,7 @@ def _dense_fold_owned(keys, vf, nkeys, op, part, zones, scratch, spill, ident):
         banded_start(reset_counted, part, scratch, zone, ident)
         lo, hi = chunk_bounds(n, c, nch)
         if op == 0:
-            nb, ns = banded_chunk(_add, put_counted, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
+            nb, ns = banded_chunk(add_fold, put_counted, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
         elif op == 1:
             nb, ns = banded_chunk(_mul, put_counted, keys, vf, part, scratch, spill, c, lo, hi, zone, uk)
         elif op == 2:

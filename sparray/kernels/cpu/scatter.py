@@ -34,7 +34,9 @@ import numba
 import numpy as np
 
 from .. import KernelDeclined
-from ._banded import SPILL, banded_chunk, banded_plan, banded_rest, banded_start, join_value, put_value, reset_value
+from ._banded import (
+    SPILL, add_fold, banded_chunk, banded_plan, banded_rest, banded_start, join_value, put_value, reset_value,
+)
 from ._common import chunk_bounds, middle_sample, prefetch_write
 from ._sort import threads_for
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
@@ -249,11 +251,6 @@ def _scatter_scalar(keys, values, nkeys, out, scratch, ahead):
     return bad.sum()
 
 
-@numba.njit(inline="always")
-def _plus(acc, v):
-    return acc + v
-
-
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _scatter_banded(keys, values, nkeys, out, zones, scratch, spill):
     """One value per row into ``out`` (nkeys,) by chunks that own disjoint parts of it (``zones``
@@ -275,10 +272,10 @@ def _scatter_banded(keys, values, nkeys, out, zones, scratch, spill):
         zone = zones[c]
         banded_start(reset_value, out, scratch, zone, values.dtype.type(0))
         lo, hi = chunk_bounds(n, c, nchunks)
-        nb, ns = banded_chunk(_plus, put_value, keys, values, out, scratch, spill, c, lo, hi, zone, uk)
+        nb, ns = banded_chunk(add_fold, put_value, keys, values, out, scratch, spill, c, lo, hi, zone, uk)
         bad[c] = nb
         spilled[c] = ns
-    banded_rest(_plus, put_value, join_value, keys, values, out, scratch, spill, spilled, zones, uk)
+    banded_rest(add_fold, put_value, join_value, keys, values, out, scratch, spill, spilled, zones, uk)
     return bad.sum()
 
 
