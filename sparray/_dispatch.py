@@ -27,6 +27,7 @@ import contextlib
 import contextvars
 import importlib
 import importlib.util
+import time
 import warnings
 
 from . import _jit  # reads SPARRAY_JIT at import, as SPARRAY_BACKEND is read below
@@ -52,6 +53,13 @@ _JIT: set[tuple[str, str, str]] = set()  # entries that wake a JIT (numba): skip
 # numba costs its import (~0.3 s) and thread pool: small inputs run generic unless a backend
 # is forced with use_backend.
 SMALL_WORK = 1 << 14
+#: Seconds of generic time that small calls with one kernel's argument types may spend before that
+#: kernel serves them too. The generic path saves the kernel's start-up (numba's import, the cache
+#: load: 25 ms to 1 s) but costs more per call (a 50 x 50 CSR: A @ x 312 us generic, 142 us on the
+#: kernel), so a small call repeated in a loop stops paying the difference once it has paid about
+#: the start-up (the ski-rental rule: never much more than twice the better choice).
+SMALL_GENERIC_BUDGET = 0.25
+_SMALL_SPENT: dict[tuple, float] = {}  # JIT key -> generic seconds its small calls have spent
 _FORCED: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar("sparray_backend", default=None)
 _WARNED: set[tuple[str, str]] = set()
 _AVAILABLE: dict[str, bool] = {}
@@ -195,8 +203,9 @@ def _lookup(op: str, layout: str, xp, work=None, args=None):
     if small and unforced and args is not None and (op, layout, kind) in _JIT:
         key = _jit.key_of(op, layout, args)
         # the kernel ran for these types in this process: loaded, and faster than the generic path
-        # at every size (a 5,000-entry CSR: A @ x 255 -> 88 us, sum(A, axis=0) 400 -> 96 us)
-        small = not _jit.ran_here(key)
+        # at every size (a 5,000-entry CSR: A @ x 255 -> 88 us, sum(A, axis=0) 400 -> 96 us);
+        # or small calls of these types spent their generic budget: start the kernel
+        small = not _jit.ran_here(key) and _SMALL_SPENT.get(key, 0.0) < SMALL_GENERIC_BUDGET
     if forced == "generic" or (forced is not None and forced != kind):
         candidates = ["generic"]
     else:
@@ -214,14 +223,21 @@ def _lookup(op: str, layout: str, xp, work=None, args=None):
 def call(op: str, layout: str, xp, *args, work=None):
     """Run ``op`` for ``layout`` on data of namespace ``xp`` with the best registered implementation.
 
-    ``work`` (rows to process) lets small inputs skip JIT kernels (see ``SMALL_WORK``). A numba
+    ``work`` (rows to process) lets small inputs skip JIT kernels (see ``SMALL_WORK``) until the
+    kernel ran in this process or their generic calls spent ``SMALL_GENERIC_BUDGET``. A numba
     kernel that is not compiled yet on this machine answers through the generic implementation
     while it compiles in the background, unless a backend is forced or the JIT mode is "eager"
     (see ``sparray._jit``).
     """
     backend, impl, key = _lookup(op, layout, xp, work, args)
     if backend == "generic":
-        return impl(xp, *args)
+        if key is None:
+            return impl(xp, *args)
+        start = time.perf_counter()  # a small call that a kernel could serve: count its time
+        try:
+            return impl(xp, *args)
+        finally:
+            _SMALL_SPENT[key] = _SMALL_SPENT.get(key, 0.0) + time.perf_counter() - start
     from .kernels import KernelDeclined
 
     jit = (op, layout, backend) in _JIT

@@ -21,6 +21,10 @@ settings.load_profile("ci")  # hypothesis's own --hypothesis-profile option load
 # The suite checks the kernels the registry picks, so they compile on first use rather than in the
 # background (test_jit.py checks background compilation in subprocesses of its own).
 _jit.set_mode("eager")
+# Small inputs keep the generic path however often a test repeats them (test_dispatch.py checks the
+# budget that moves repeated small calls to the kernel): the suite does not compile kernels for
+# argument types only its small cases use.
+sparray._dispatch.SMALL_GENERIC_BUDGET = float("inf")
 
 
 @pytest.fixture(params=["numba", "generic"])

@@ -151,6 +151,35 @@ def test_a_kernel_that_ran_here_serves_small_inputs_too():
         assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], args)[0] == "generic"
 
 
+def test_repeated_small_calls_move_to_the_kernel_once_they_spend_the_budget(monkeypatch):
+    """Small calls of one kernel's argument types take the generic path until their generic time
+    passes SMALL_GENERIC_BUDGET (the suite sets it to inf, see conftest.py); then the kernel
+    serves them, with the same answer. Other argument types have their own budget, and a forced
+    generic backend is never moved."""
+    from sparray import _jit
+    from sparray._namespace import namespace_of
+
+    xp = namespace_of(np.empty(0))
+    small = np.array([0, 0, 2, 3, 3, 3], dtype=np.int64)
+    args = (small, 5, xp.int64)
+    other = (small.astype(np.int32), 5, xp.int64)
+    key = _jit.key_of("compress_offsets", "csr", args)
+    for a in (args, other):
+        _jit._RAN.discard(_jit.key_of("compress_offsets", "csr", a))
+    monkeypatch.setattr(_dispatch, "_SMALL_SPENT", {})
+    monkeypatch.setattr(_dispatch, "SMALL_GENERIC_BUDGET", 1e-9)
+    assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], args)[0] == "generic"
+    first = _dispatch.call("compress_offsets", "csr", xp, *args, work=small.shape[0])  # generic: spends the budget
+    assert np.asarray(first).tolist() == [0, 2, 2, 3, 6, 6]
+    assert _dispatch._SMALL_SPENT[key] > 1e-9 and not _jit.ran_here(key)
+    assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], args)[0] == "numba"
+    again = _dispatch.call("compress_offsets", "csr", xp, *args, work=small.shape[0])
+    assert np.asarray(again).tolist() == [0, 2, 2, 3, 6, 6] and _jit.ran_here(key)
+    assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], other)[0] == "generic"
+    with sparray.use_backend("generic"):
+        assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], args)[0] == "generic"
+
+
 @pytest.mark.parametrize("fill", [0.0, 1.5, np.nan])
 def test_small_reduction_after_a_large_one_takes_the_kernel_and_matches_numpy(monkeypatch, fill):
     """A column sum of a small CSR after one of a large CSR of the same dtypes: the small one's
