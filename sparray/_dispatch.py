@@ -59,7 +59,14 @@ SMALL_WORK = 1 << 14
 #: kernel), so a small call repeated in a loop stops paying the difference once it has paid about
 #: the start-up (the ski-rental rule: never much more than twice the better choice).
 SMALL_GENERIC_BUDGET = 0.25
+#: Small calls a loaded kernel serves before its mean time is compared with the generic path's: the
+#: faster one keeps those argument types (the kernel is not faster everywhere: all_finite of 50
+#: elements takes 15 us generic, 45 us on the kernel, whose thread-count switch alone costs more).
+SMALL_TRIALS = 32
 _SMALL_SPENT: dict[tuple, float] = {}  # JIT key -> generic seconds its small calls have spent
+_SMALL_CALLS: dict[tuple, int] = {}  # JIT key -> its small generic calls
+_SMALL_KERNEL: dict[tuple, list] = {}  # JIT key -> [seconds, calls] of its timed small kernel calls
+_GENERIC_WINS: set[tuple] = set()  # JIT keys whose small calls were faster on the generic path
 _FORCED: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar("sparray_backend", default=None)
 _WARNED: set[tuple[str, str]] = set()
 _AVAILABLE: dict[str, bool] = {}
@@ -204,8 +211,9 @@ def _lookup(op: str, layout: str, xp, work=None, args=None):
         key = _jit.key_of(op, layout, args)
         # the kernel ran for these types in this process: loaded, and faster than the generic path
         # at every size (a 5,000-entry CSR: A @ x 255 -> 88 us, sum(A, axis=0) 400 -> 96 us);
-        # or small calls of these types spent their generic budget: start the kernel
-        small = not _jit.ran_here(key) and _SMALL_SPENT.get(key, 0.0) < SMALL_GENERIC_BUDGET
+        # or small calls of these types spent their generic budget: start the kernel; unless timing
+        # both showed the generic path faster for these types
+        small = key in _GENERIC_WINS or (not _jit.ran_here(key) and _SMALL_SPENT.get(key, 0.0) < SMALL_GENERIC_BUDGET)
     if forced == "generic" or (forced is not None and forced != kind):
         candidates = ["generic"]
     else:
@@ -238,8 +246,11 @@ def call(op: str, layout: str, xp, *args, work=None):
             return impl(xp, *args)
         finally:
             _SMALL_SPENT[key] = _SMALL_SPENT.get(key, 0.0) + time.perf_counter() - start
+            _SMALL_CALLS[key] = _SMALL_CALLS.get(key, 0) + 1
     from .kernels import KernelDeclined
 
+    # a small call on a loaded kernel (no start-up in its time) is timed against the generic path
+    small_key = key if key is not None and _jit.ran_here(key) else None
     jit = (op, layout, backend) in _JIT
     if jit and key is None:
         key = _jit.key_of(op, layout, args)
@@ -248,8 +259,11 @@ def call(op: str, layout: str, xp, *args, work=None):
         if _jit.compile_in_background(key, _TARGETS[(op, layout, backend)], args):
             return _generic(op, layout)(xp, *args)
     try:
+        start = time.perf_counter()
         with _jit.kernel_guard() if backend == "numba" else contextlib.nullcontext():
             out = impl(*args)
+        if small_key is not None:
+            _judge_small(small_key, time.perf_counter() - start)
     except KernelDeclined as why:
         if jit:
             _jit.mark_ready(key, ran=False)
@@ -266,6 +280,17 @@ def call(op: str, layout: str, xp, *args, work=None):
     if jit:
         _jit.mark_ready(key)
     return out
+
+
+def _judge_small(key, seconds):
+    """Add a small kernel call's time for ``key``; at the ``SMALL_TRIALS``-th, hand the key back to
+    the generic path for good if its small calls were faster there on average."""
+    spent = _SMALL_KERNEL.setdefault(key, [0.0, 0])
+    spent[0] += seconds
+    spent[1] += 1
+    calls = _SMALL_CALLS.get(key, 0)
+    if spent[1] == SMALL_TRIALS and calls and spent[0] / spent[1] > _SMALL_SPENT[key] / calls:
+        _GENERIC_WINS.add(key)
 
 
 def _generic(op, layout):

@@ -180,6 +180,41 @@ def test_repeated_small_calls_move_to_the_kernel_once_they_spend_the_budget(monk
         assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], args)[0] == "generic"
 
 
+@pytest.mark.parametrize("generic_faster", [True, False])
+def test_small_calls_keep_whichever_path_was_faster(monkeypatch, generic_faster):
+    """Once the budget moved small calls to the kernel, their first SMALL_TRIALS timed kernel calls
+    (the first one, which loads the kernel, is not timed) are compared with the generic calls'
+    mean: a slower kernel hands these argument types back to the generic path for good."""
+    from sparray import _jit
+    from sparray._namespace import namespace_of
+
+    xp = namespace_of(np.empty(0))
+    small = np.array([0, 1, 1, 4], dtype=np.int64)
+    args = (small, 6, xp.int64)
+    key = _jit.key_of("compress_offsets", "csr", args)
+    _jit._RAN.discard(key)
+    for name in ("_SMALL_SPENT", "_SMALL_CALLS", "_SMALL_KERNEL"):
+        monkeypatch.setattr(_dispatch, name, {})
+    monkeypatch.setattr(_dispatch, "_GENERIC_WINS", set())
+    monkeypatch.setattr(_dispatch, "SMALL_GENERIC_BUDGET", 1e-9)
+    monkeypatch.setattr(_dispatch, "SMALL_TRIALS", 3)
+    want = [0, 1, 3, 3, 3, 4, 4]
+    assert np.asarray(_dispatch.call("compress_offsets", "csr", xp, *args, work=4)).tolist() == want  # generic
+    # what the generic calls cost on average, as if measured: far less, or far more, than a kernel
+    # call (the budget stays spent either way)
+    if generic_faster:
+        _dispatch._SMALL_CALLS[key] = 10**12
+    else:
+        _dispatch._SMALL_SPENT[key] = 10.0
+    for _ in range(1 + 3):  # the loading call, then the trials
+        assert _dispatch._lookup("compress_offsets", "csr", xp, 4, args)[0] == "numba"
+        assert np.asarray(_dispatch.call("compress_offsets", "csr", xp, *args, work=4)).tolist() == want
+    assert _dispatch._SMALL_KERNEL[key][1] == 3
+    expected = "generic" if generic_faster else "numba"
+    assert _dispatch._lookup("compress_offsets", "csr", xp, 4, args)[0] == expected
+    assert np.asarray(_dispatch.call("compress_offsets", "csr", xp, *args, work=4)).tolist() == want
+
+
 @pytest.mark.parametrize("fill", [0.0, 1.5, np.nan])
 def test_small_reduction_after_a_large_one_takes_the_kernel_and_matches_numpy(monkeypatch, fill):
     """A column sum of a small CSR after one of a large CSR of the same dtypes: the small one's
