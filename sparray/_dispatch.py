@@ -249,8 +249,11 @@ def call(op: str, layout: str, xp, *args, work=None):
             _SMALL_CALLS[key] = _SMALL_CALLS.get(key, 0) + 1
     from .kernels import KernelDeclined
 
-    # a small call on a loaded kernel (no start-up in its time) is timed against the generic path
-    small_key = key if key is not None and _jit.ran_here(key) else None
+    # a small call that the budget moved to a loaded kernel (no start-up in its time) is timed
+    # against the generic path; a kernel that first ran on a large input is not judged (its small
+    # calls may be of other sizes than the generic ones were)
+    moved = key is not None and _jit.ran_here(key) and _SMALL_SPENT.get(key, 0.0) >= SMALL_GENERIC_BUDGET
+    small_key = key if moved else None
     jit = (op, layout, backend) in _JIT
     if jit and key is None:
         key = _jit.key_of(op, layout, args)
