@@ -59,14 +59,36 @@ SMALL_WORK = 1 << 14
 #: kernel), so a small call repeated in a loop stops paying the difference once it has paid about
 #: the start-up (the ski-rental rule: never much more than twice the better choice).
 SMALL_GENERIC_BUDGET = 0.25
-#: Small calls a loaded kernel serves before its mean time is compared with the generic path's: the
-#: faster one keeps those argument types (the kernel is not faster everywhere: all_finite of 50
-#: elements takes 15 us generic, 45 us on the kernel, whose thread-count switch alone costs more).
+#: Small calls a kernel serves after the budget moved them, timed and compared with the generic
+#: calls' mean: the faster path keeps those argument types (the kernel is not faster everywhere:
+#: all_finite of 50 elements takes 15 us generic, 45 us on the kernel, whose thread-count switch
+#: alone costs more).
 SMALL_TRIALS = 32
-_SMALL_SPENT: dict[tuple, float] = {}  # JIT key -> generic seconds its small calls have spent
-_SMALL_CALLS: dict[tuple, int] = {}  # JIT key -> its small generic calls
-_SMALL_KERNEL: dict[tuple, list] = {}  # JIT key -> [seconds, calls] of its timed small kernel calls
-_GENERIC_WINS: set[tuple] = set()  # JIT keys whose small calls were faster on the generic path
+
+
+class _SmallCalls:
+    """The timed small calls of one JIT key (op, layout, argument types): its generic calls, and
+    then the first ``SMALL_TRIALS`` kernel calls after the budget moved it. Which path serves the
+    next small call follows from these four numbers alone (:meth:`generic`)."""
+
+    __slots__ = ("generic_s", "generic_n", "kernel_s", "kernel_n")
+
+    def __init__(self):
+        self.generic_s, self.generic_n, self.kernel_s, self.kernel_n = 0.0, 0, 0.0, 0
+
+    def moved(self) -> bool:
+        """The generic calls spent the budget: the kernel may serve them now."""
+        return self.generic_s >= SMALL_GENERIC_BUDGET
+
+    def generic(self, ran_here: bool) -> bool:
+        """Whether the generic path serves the next small call (``ran_here``: the kernel already
+        ran in this process for these types, on any input)."""
+        if self.kernel_n >= SMALL_TRIALS and self.generic_n:
+            return self.kernel_s / self.kernel_n > self.generic_s / self.generic_n
+        return not ran_here and not self.moved()
+
+
+_SMALL: dict[tuple, _SmallCalls] = {}
 _FORCED: contextvars.ContextVar[tuple[str, int] | None] = contextvars.ContextVar("sparray_backend", default=None)
 _WARNED: set[tuple[str, str]] = set()
 _AVAILABLE: dict[str, bool] = {}
@@ -211,9 +233,10 @@ def _lookup(op: str, layout: str, xp, work=None, args=None):
         key = _jit.key_of(op, layout, args)
         # the kernel ran for these types in this process: loaded, and faster than the generic path
         # at every size (a 5,000-entry CSR: A @ x 255 -> 88 us, sum(A, axis=0) 400 -> 96 us);
-        # or small calls of these types spent their generic budget: start the kernel; unless timing
-        # both showed the generic path faster for these types
-        small = key in _GENERIC_WINS or (not _jit.ran_here(key) and _SMALL_SPENT.get(key, 0.0) < SMALL_GENERIC_BUDGET)
+        # or small calls of these types spent their generic budget; unless timing both showed the
+        # generic path faster for them (see _SmallCalls)
+        calls = _SMALL.get(key)
+        small = calls.generic(_jit.ran_here(key)) if calls is not None else not _jit.ran_here(key)
     if forced == "generic" or (forced is not None and forced != kind):
         candidates = ["generic"]
     else:
@@ -241,19 +264,21 @@ def call(op: str, layout: str, xp, *args, work=None):
     if backend == "generic":
         if key is None:
             return impl(xp, *args)
+        calls = _SMALL.setdefault(key, _SmallCalls())
         start = time.perf_counter()  # a small call that a kernel could serve: count its time
         try:
             return impl(xp, *args)
         finally:
-            _SMALL_SPENT[key] = _SMALL_SPENT.get(key, 0.0) + time.perf_counter() - start
-            _SMALL_CALLS[key] = _SMALL_CALLS.get(key, 0) + 1
+            calls.generic_s += time.perf_counter() - start
+            calls.generic_n += 1
     from .kernels import KernelDeclined
 
-    # a small call that the budget moved to a loaded kernel (no start-up in its time) is timed
-    # against the generic path; a kernel that first ran on a large input is not judged (its small
-    # calls may be of other sizes than the generic ones were)
-    moved = key is not None and _jit.ran_here(key) and _SMALL_SPENT.get(key, 0.0) >= SMALL_GENERIC_BUDGET
-    small_key = key if moved else None
+    # a small call that the budget moved to a loaded kernel (no start-up in its time) is timed for
+    # the comparison; a kernel that first ran on a large input is not (its small calls may be of
+    # other sizes than the generic ones were)
+    trial = _SMALL.get(key) if key is not None and _jit.ran_here(key) else None
+    if trial is not None and not (trial.moved() and trial.kernel_n < SMALL_TRIALS):
+        trial = None
     jit = (op, layout, backend) in _JIT
     if jit and key is None:
         key = _jit.key_of(op, layout, args)
@@ -262,11 +287,12 @@ def call(op: str, layout: str, xp, *args, work=None):
         if _jit.compile_in_background(key, _TARGETS[(op, layout, backend)], args):
             return _generic(op, layout)(xp, *args)
     try:
-        start = time.perf_counter()
+        start = time.perf_counter() if trial is not None else 0.0
         with _jit.kernel_guard() if backend == "numba" else contextlib.nullcontext():
             out = impl(*args)
-        if small_key is not None:
-            _judge_small(small_key, time.perf_counter() - start)
+        if trial is not None:
+            trial.kernel_s += time.perf_counter() - start
+            trial.kernel_n += 1
     except KernelDeclined as why:
         if jit:
             _jit.mark_ready(key, ran=False)
@@ -283,17 +309,6 @@ def call(op: str, layout: str, xp, *args, work=None):
     if jit:
         _jit.mark_ready(key)
     return out
-
-
-def _judge_small(key, seconds):
-    """Add a small kernel call's time for ``key``; at the ``SMALL_TRIALS``-th, hand the key back to
-    the generic path for good if its small calls were faster there on average."""
-    spent = _SMALL_KERNEL.setdefault(key, [0.0, 0])
-    spent[0] += seconds
-    spent[1] += 1
-    calls = _SMALL_CALLS.get(key, 0)
-    if spent[1] == SMALL_TRIALS and calls and spent[0] / spent[1] > _SMALL_SPENT[key] / calls:
-        _GENERIC_WINS.add(key)
 
 
 def _generic(op, layout):

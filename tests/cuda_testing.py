@@ -13,6 +13,7 @@ import shutil
 
 import numpy as np
 import pytest
+from sparray_testing import group_reduce_ref
 
 
 def _gpu() -> bool:
@@ -109,45 +110,12 @@ def emulate_cuda_registry():
 
 
 #: value dtypes whose CUDA results are also compared with the numba kernels (the dtypes the core's own
-#: tests compile those kernels for); every dtype is compared with the NumPy references below
+#: tests compile those kernels for); every dtype is compared with sparray_testing.group_reduce_ref
 NUMBA_DTYPES = (np.dtype(np.float64), np.dtype(np.int64))
-
-def _complex_product(a, b):
-    """a * b for complex arrays, each part rounded after every product and sum (NumPy's own complex
-    multiply may fuse a product and a sum into one FMA on AVX-512, which rounds once)."""
-    re = a.real * b.real - a.imag * b.imag
-    im = a.real * b.imag + a.imag * b.real
-    out = np.empty_like(a)
-    out.real, out.imag = re, im
-    return out
-
-
-_REF_OPS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
-
-
-def ref_group_reduce(keys, values, nkeys, op):
-    """What ``group_reduce`` returns, in plain NumPy: (sorted unique keys int64, the rows of each key
-    reduced left to right in their order in ``values`` (NumPy's NaN and complex ordering rules;
-    integers wrap), rows per key int64). Slow (a Python loop): for the tests' small cases."""
-    keys = np.asarray(keys).astype(np.int64)
-    values = np.asarray(values)
-    if keys.size and (keys.min() < 0 or keys.max() >= nkeys):
-        raise ValueError("ref_group_reduce: a key outside [0, nkeys)")
-    ufunc = _complex_product if op == "prod" and values.dtype.kind == "c" else _REF_OPS[op]
-    ukeys = np.unique(keys)
-    slot = np.searchsorted(ukeys, keys)
-    acc = np.zeros((ukeys.shape[0],) + values.shape[1:], values.dtype)
-    seen = np.zeros(ukeys.shape[0], bool)
-    with np.errstate(all="ignore"):
-        for i, s in enumerate(slot):
-            acc[s] = ufunc(acc[s], values[i]) if seen[s] else values[i]
-            seen[s] = True
-    return ukeys, acc, np.bincount(slot, minlength=ukeys.shape[0]).astype(np.int64)
 
 
 def ref_group_reduce_rows(offsets, values, op):
-    """What ``group_reduce_rows`` returns, in plain NumPy: :func:`ref_group_reduce` of the keys ``g``
-    repeated ``offsets[g + 1] - offsets[g]`` times."""
+    """What ``group_reduce_rows`` returns, in plain NumPy: the shared ``group_reduce_ref`` of the keys
+    ``g`` repeated ``offsets[g + 1] - offsets[g]`` times."""
     offsets = np.asarray(offsets).astype(np.int64)
-    keys = np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets))
-    return ref_group_reduce(keys, values, max(offsets.shape[0] - 1, 0), op)
+    return group_reduce_ref(np.repeat(np.arange(offsets.shape[0] - 1), np.diff(offsets)), values, op)

@@ -190,3 +190,43 @@ def layout_cases(rng, layouts=LAYOUTS, fills=FILLS, **kw):
             for fill in fills:
                 A, D = make_sparse(rng, layout, shape, s, block, density=0.4, fill=fill, dense_fill=s < len(shape), **kw)
                 yield layout, A, D
+
+
+def _complex_product(a, b):
+    """a * b for complex arrays with each part rounded after every product and sum, as the kernels
+    compute it (NumPy's own complex multiply may fuse a product and a sum into one FMA on AVX-512)."""
+    out = np.empty_like(a)
+    out.real = a.real * b.real - a.imag * b.imag
+    out.imag = a.real * b.imag + a.imag * b.real
+    return out
+
+
+def group_reduce_ref(keys, values, op):
+    """What ``group_reduce`` returns, in plain NumPy: (sorted unique keys, each key's rows reduced
+    left to right in input order (NumPy's NaN and complex-ordering rules; integers wrap), rows per
+    key int64). Each group starts with its first row and folds the rest in with ``ufunc.at``;
+    complex products go round by round (the r-th row of every group at once) through
+    ``_complex_product`` instead, so they match the kernels bit for bit.
+
+    >>> group_reduce_ref(np.array([2, 0, 2]), np.array([[1.0], [2.0], [4.0]]), "sum")[1].ravel().tolist()
+    [2.0, 5.0]
+    """
+    uk, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+    inv = inv.reshape(-1)
+    acc = values[first].copy()
+    with np.errstate(all="ignore"):
+        if op == "prod" and values.dtype.kind == "c":
+            order = np.argsort(inv, kind="stable")
+            starts = np.searchsorted(inv[order], np.arange(len(uk)))
+            rank = np.empty(len(inv), np.int64)
+            rank[order] = np.arange(len(inv)) - starts[inv[order]]
+            for r in range(1, int(rank.max(initial=0)) + 1):
+                rows = np.flatnonzero(rank == r)
+                acc[inv[rows]] = _complex_product(acc[inv[rows]], values[rows])
+        else:
+            ufunc = {"sum": np.logical_or if values.dtype == np.bool_ else np.add, "prod": np.multiply,
+                     "max": np.maximum, "min": np.minimum}[op]  # fmt: skip
+            rest = np.ones(len(inv), bool)
+            rest[first] = False
+            ufunc.at(acc, inv[rest], values[rest])
+    return uk, acc, np.bincount(inv, minlength=len(uk)).astype(np.int64)

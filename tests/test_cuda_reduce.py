@@ -4,8 +4,9 @@ emulated in CI, on CuPy where a GPU is: compared with the numba kernels and with
 import numpy as np
 import pytest
 
-from cuda_testing import (DEVICES, INDEX_DTYPES, NUMBA_DTYPES, VALUE_DTYPES, random_values, ref_group_reduce,
-                          ref_group_reduce_rows, requires_gxx, skewed_keys, to_device, to_host)
+from cuda_testing import (DEVICES, INDEX_DTYPES, NUMBA_DTYPES, VALUE_DTYPES, random_values, ref_group_reduce_rows,
+                          requires_gxx, skewed_keys, to_device, to_host)
+from sparray_testing import group_reduce_ref
 from sparray.kernels import KernelDeclined
 from sparray.kernels.cpu.group_reduce import group_reduce as cpu_group_reduce
 from sparray.kernels.cpu.scatter import nonzero_rows as cpu_nonzero_rows
@@ -58,7 +59,7 @@ def test_group_reduce_matches_numba(device, dtype, op):
                 group_reduce(to_device(keys, device), to_device(values, device), nkeys, op)
             return
         uk, acc, counts = group_reduce(to_device(keys, device), to_device(values, device), nkeys, op)
-        refs = [ref_group_reduce(keys, values, nkeys, op)]
+        refs = [group_reduce_ref(keys, values, op)]
         if dtype in NUMBA_DTYPES:
             refs.append(cpu_group_reduce(keys, values, nkeys, op))
         for ek, eacc, ecounts in refs:

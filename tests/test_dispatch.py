@@ -166,12 +166,12 @@ def test_repeated_small_calls_move_to_the_kernel_once_they_spend_the_budget(monk
     key = _jit.key_of("compress_offsets", "csr", args)
     for a in (args, other):
         _jit._RAN.discard(_jit.key_of("compress_offsets", "csr", a))
-    monkeypatch.setattr(_dispatch, "_SMALL_SPENT", {})
+    monkeypatch.setattr(_dispatch, "_SMALL", {})
     monkeypatch.setattr(_dispatch, "SMALL_GENERIC_BUDGET", 1e-9)
     assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], args)[0] == "generic"
     first = _dispatch.call("compress_offsets", "csr", xp, *args, work=small.shape[0])  # generic: spends the budget
     assert np.asarray(first).tolist() == [0, 2, 2, 3, 6, 6]
-    assert _dispatch._SMALL_SPENT[key] > 1e-9 and not _jit.ran_here(key)
+    assert _dispatch._SMALL[key].generic_s > 1e-9 and not _jit.ran_here(key)
     assert _dispatch._lookup("compress_offsets", "csr", xp, small.shape[0], args)[0] == "numba"
     again = _dispatch.call("compress_offsets", "csr", xp, *args, work=small.shape[0])
     assert np.asarray(again).tolist() == [0, 2, 2, 3, 6, 6] and _jit.ran_here(key)
@@ -184,7 +184,7 @@ def test_repeated_small_calls_move_to_the_kernel_once_they_spend_the_budget(monk
 def test_small_calls_keep_whichever_path_was_faster(monkeypatch, generic_faster):
     """Once the budget moved small calls to the kernel, their first SMALL_TRIALS timed kernel calls
     (the first one, which loads the kernel, is not timed) are compared with the generic calls'
-    mean: a slower kernel hands these argument types back to the generic path for good."""
+    mean: a slower kernel hands these argument types back to the generic path."""
     from sparray import _jit
     from sparray._namespace import namespace_of
 
@@ -193,9 +193,7 @@ def test_small_calls_keep_whichever_path_was_faster(monkeypatch, generic_faster)
     args = (small, 6, xp.int64)
     key = _jit.key_of("compress_offsets", "csr", args)
     _jit._RAN.discard(key)
-    for name in ("_SMALL_SPENT", "_SMALL_CALLS", "_SMALL_KERNEL"):
-        monkeypatch.setattr(_dispatch, name, {})
-    monkeypatch.setattr(_dispatch, "_GENERIC_WINS", set())
+    monkeypatch.setattr(_dispatch, "_SMALL", {})
     monkeypatch.setattr(_dispatch, "SMALL_GENERIC_BUDGET", 1e-9)
     monkeypatch.setattr(_dispatch, "SMALL_TRIALS", 3)
     want = [0, 1, 3, 3, 3, 4, 4]
@@ -203,13 +201,13 @@ def test_small_calls_keep_whichever_path_was_faster(monkeypatch, generic_faster)
     # what the generic calls cost on average, as if measured: far less, or far more, than a kernel
     # call (the budget stays spent either way)
     if generic_faster:
-        _dispatch._SMALL_CALLS[key] = 10**12
+        _dispatch._SMALL[key].generic_n = 10**12
     else:
-        _dispatch._SMALL_SPENT[key] = 10.0
+        _dispatch._SMALL[key].generic_s = 10.0
     for _ in range(1 + 3):  # the loading call, then the trials
         assert _dispatch._lookup("compress_offsets", "csr", xp, 4, args)[0] == "numba"
         assert np.asarray(_dispatch.call("compress_offsets", "csr", xp, *args, work=4)).tolist() == want
-    assert _dispatch._SMALL_KERNEL[key][1] == 3
+    assert _dispatch._SMALL[key].kernel_n == 3
     expected = "generic" if generic_faster else "numba"
     assert _dispatch._lookup("compress_offsets", "csr", xp, 4, args)[0] == expected
     assert np.asarray(_dispatch.call("compress_offsets", "csr", xp, *args, work=4)).tolist() == want

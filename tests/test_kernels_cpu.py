@@ -10,6 +10,7 @@ from sparray.kernels.cpu.binary import OPS as FUSED_OPS
 from sparray.kernels.cpu.binary import merge_apply
 from sparray.kernels.cpu.binary_rows import merge_apply_rows
 from sparray.kernels.cpu.scatter import nonzero_rows, scatter_sum
+from sparray_testing import group_reduce_ref
 
 DTYPES = [np.bool_, np.int32, np.int64, np.uint8, np.float32, np.float64, np.complex128]
 ALL_DTYPES = DTYPES + [np.int8, np.int16, np.uint16, np.uint32, np.uint64, np.complex64]
@@ -30,23 +31,6 @@ def rand_values(rng, n, m, dtype, nan=False):
     if nan and n and dtype.kind in "fc":
         v[rng.random((n, m)) < 0.05] = np.nan
     return v
-
-
-def ufunc_reduce_ref(keys, values, op):
-    """Reference group reduction: start each group with its first row, fold the rest in
-    input order with ufunc.at."""
-    uk, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-    acc = values[first].copy()
-    rest = np.ones(len(keys), bool)
-    rest[first] = False
-    uf = {
-        "sum": np.logical_or if values.dtype == np.bool_ else np.add,
-        "prod": np.multiply,
-        "max": np.maximum,
-        "min": np.minimum,
-    }[op]
-    uf.at(acc, inv.reshape(-1)[rest], values[rest])
-    return uk, acc, np.bincount(inv.reshape(-1), minlength=len(uk))
 
 
 def assert_same(actual, expected):
@@ -108,7 +92,7 @@ def test_sortedness():
 
 def check_coalesce(keys, values):
     uk, uv = co.coalesce(keys, values)
-    rk, rv, _ = ufunc_reduce_ref(keys, values, "sum") if len(keys) else (
+    rk, rv, _ = group_reduce_ref(keys, values, "sum") if len(keys) else (
         np.empty(0, np.int64), values[:0], None)
     np.testing.assert_array_equal(uk, rk)
     assert uk.dtype == np.int64
@@ -308,7 +292,7 @@ def check_group(keys, values, nkeys, op):
     """group_reduce against the reference, with the keys as given and, where they fit, as int32
     (the dense path reads int32 keys as they are)."""
     if len(keys):
-        rk, racc, rcnt = ufunc_reduce_ref(keys, values, op)
+        rk, racc, rcnt = group_reduce_ref(keys, values, op)
     else:
         rk, racc, rcnt = (np.empty(0, np.int64), values[:0], np.empty(0, np.int64))
     fits = not len(keys) or int(np.max(keys)) < 2**31
@@ -443,7 +427,7 @@ def test_group_reduce_banded_owned_windows(dtype, op, nch, outliers):
     values = rand_values(rng, n, 1, dtype, nan=op in ("max", "min"))
     if op == "prod" and values.dtype.kind in "fc":
         values = 1.0 + 0.01 * values
-    rk, racc, rcnt = ufunc_reduce_ref(keys, values, op)
+    rk, racc, rcnt = group_reduce_ref(keys, values, op)
     zones, size = _banded.banded_plan(keys, nkeys, nch)
     vv = gr.value_view(values)
     for spill in (4096, 16):
