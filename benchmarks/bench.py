@@ -47,6 +47,7 @@ os.environ["SPARRAY_JIT"] = "eager"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # fall back to the checkout's sparray when it is not installed (a site-packages install comes first)
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import host_steal  # noqa: E402
 import matrices  # noqa: E402
 import warm_memory  # noqa: E402
 
@@ -950,6 +951,17 @@ def ratio_text(peer: Cell, base: Cell) -> str:
     return f"{r:.2f}x" if r < 10 else f"{r:.1f}x"
 
 
+def steal_text(share: float | None) -> str:
+    """The steal column: '-' when unknown, '!' after a share above ``host_steal.NOTICEABLE``.
+
+    >>> steal_text(0.004), steal_text(0.25), steal_text(None)
+    ('0.4%', '25.0%!', '-')
+    """
+    if share is None:
+        return "-"
+    return f"{share:.1%}" + ("!" if share > host_steal.NOTICEABLE else "")
+
+
 def print_table(header, rows, out=sys.stdout):
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     line = "| " + " | ".join(str(h).ljust(w) for h, w in zip(header, widths)) + " |"
@@ -1089,7 +1101,7 @@ def main(argv=None) -> int:
         except Exception as exc:  # noqa: BLE001
             k = notes.add(f"matrix {case.matrix}: {type(exc).__name__}: {exc}")
             rows.append([case.name, "+".join(case.matrices), "-"] + [f"err[{k}]"] +
-                        [x for _ in PEERS for x in (f"err[{k}]", "-")])
+                        [x for _ in PEERS for x in (f"err[{k}]", "-")] + ["-"])
             continue
         # keep prepared inputs only while consecutive cases share the matrices
         for key in [k for k in cache if k[1] != case.matrices]:
@@ -1110,8 +1122,10 @@ def main(argv=None) -> int:
         # a shared host the bandwidth on offer moves by 1.5x within minutes, and a triad from the
         # start or end of the run mixes two machine states into one fraction
         triads: list = []
+        stolen = host_steal.Stopwatch()
         run_rounds(cells, runs, (lambda out=triads: out.append(triad_bandwidth(args.threads, repeat=3)))
                    if case.bytes is not None else None)
+        steal = stolen.share()
         triad_here = statistics.median(triads) if triads else None
         if case.bytes is not None:
             moved[(case.name, case.matrices)] = (case.bytes(*mats), triad_here)
@@ -1119,9 +1133,10 @@ def main(argv=None) -> int:
         row = [case.name, "+".join(case.matrices), nse, cell_text(cells["sparray"], "sparray", case, notes)]
         for p in PEERS:
             row += [cell_text(cells[p], p, case, notes), ratio_text(cells[p], cells["sparray"])]
+        row.append(steal_text(steal))
         rows.append(row)
         results.append({"case": case.name, "matrix": case.matrices, "nse": [len(m[0]) for m in mats],
-                        "cells": {k: vars(v) for k, v in cells.items()}})
+                        "cells": {k: vars(v) for k, v in cells.items()}, "host_steal": steal})
         if triad_here is not None:
             results[-1]["triad_bytes_per_s"] = triad_here
         print(f"  done: {case.label} ({time.perf_counter() - t_start:.0f} s elapsed)", flush=True)
@@ -1139,7 +1154,13 @@ def main(argv=None) -> int:
         header = ["case", "matrix", "nse", "sparray"]
         for p in PEERS:
             header += [p, "ratio"]
-        print_table(header, rows)
+        print_table(header + ["steal"], rows)
+        noisy = [f"{r['case']} {'+'.join(r['matrix'])}" for r in results
+                 if r.get("host_steal") is not None and r["host_steal"] > host_steal.NOTICEABLE]
+        print(f"\nsteal: the share of CPU time the hypervisor took from this machine while the row's runs "
+              f"were timed; '!' above {host_steal.NOTICEABLE:.0%}. It slows a kernel on all cores more than a "
+              "single-threaded peer (see host_steal.py), so such a row's ratios say more about the host "
+              "than about the code" + (f". Rows marked: {len(noisy)} ({', '.join(noisy)})" if noisy else ""))
 
     if moved:
         from cases_linalg import bandwidth_rows

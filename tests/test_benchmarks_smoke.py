@@ -255,6 +255,33 @@ def test_warm_memory_measures_a_peak():
     warm_memory.warm(0)
 
 
+def test_host_steal_share_of_stolen_ticks(monkeypatch, tmp_path):
+    """The steal column is stolen ticks over all ticks between two reads of /proc/stat's cpu line."""
+    _load("bench")
+    host_steal = sys.modules["host_steal"]
+    stat = tmp_path / "stat"
+    monkeypatch.setattr(host_steal, "_STAT", str(stat))
+    # user nice system idle iowait irq softirq steal guest guest_nice
+    stat.write_text("cpu  100 0 50 800 10 0 5 35 7 0\ncpu0 1 2 3\n")
+    assert host_steal.cpu_ticks() == (35, 1000)  # guest time is already inside user
+    watch = host_steal.Stopwatch()
+    stat.write_text("cpu  160 0 70 900 10 0 5 55 7 0\n")
+    assert watch.share() == pytest.approx(20 / 200)
+    assert host_steal.Stopwatch().share() == 0.0  # no tick passed
+    stat.write_text("cpu  1 2 3\n")  # no steal field
+    assert host_steal.cpu_ticks() is None and watch.share() is None
+    monkeypatch.setattr(host_steal, "_STAT", str(tmp_path / "missing"))
+    assert host_steal.cpu_ticks() is None
+
+
+def test_bench_steal_column():
+    bench = _load("bench")
+    assert bench.steal_text(None) == "-"
+    assert bench.steal_text(0.0) == "0.0%"
+    assert bench.steal_text(0.019) == "1.9%"
+    assert bench.steal_text(0.25) == "25.0%!"
+
+
 @pytest.mark.skipif(not _sparray_importable(), reason="sparray (sparray.COO) is not importable")
 def test_bench_quick_run():
     cmd = [sys.executable, os.path.join(BENCH_DIR, "bench.py"), "--quick", "--scale", "0.001",
