@@ -47,7 +47,7 @@ os.environ["SPARRAY_JIT"] = "eager"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # fall back to the checkout's sparray when it is not installed (a site-packages install comes first)
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import host_steal  # noqa: E402
+import host_cores  # noqa: E402
 import matrices  # noqa: E402
 import warm_memory  # noqa: E402
 
@@ -951,15 +951,16 @@ def ratio_text(peer: Cell, base: Cell) -> str:
     return f"{r:.2f}x" if r < 10 else f"{r:.1f}x"
 
 
-def steal_text(share: float | None) -> str:
-    """The steal column: '-' when unknown, '!' after a share above ``host_steal.NOTICEABLE``.
+def cores_text(cores: float | None, threads: int) -> str:
+    """The cores column: the median of the row's :func:`host_cores.effective_cores` readings,
+    marked '!' below ``host_cores.SHORT_OF`` of the threads; '-' when not measured (one thread).
 
-    >>> steal_text(0.004), steal_text(0.25), steal_text(None)
-    ('0.4%', '25.0%!', '-')
+    >>> cores_text(1.97, 2), cores_text(0.96, 2), cores_text(None, 1)
+    ('1.97', '0.96!', '-')
     """
-    if share is None:
+    if cores is None:
         return "-"
-    return f"{share:.1%}" + ("!" if share > host_steal.NOTICEABLE else "")
+    return f"{cores:.2f}" + ("!" if cores < host_cores.SHORT_OF * threads else "")
 
 
 def print_table(header, rows, out=sys.stdout):
@@ -1121,11 +1122,20 @@ def main(argv=None) -> int:
         # the triad of a bandwidth row is measured in every round, beside the runs it divides: on
         # a shared host the bandwidth on offer moves by 1.5x within minutes, and a triad from the
         # start or end of the run mixes two machine states into one fraction
+        # and the cores the host gives the threads are read in every round too (host_cores.py): on
+        # this VM two vCPUs sometimes share one core for minutes, which halves a kernel on both
+        # threads and leaves a single-threaded peer as it was
         triads: list = []
-        stolen = host_steal.Stopwatch()
-        run_rounds(cells, runs, (lambda out=triads: out.append(triad_bandwidth(args.threads, repeat=3)))
-                   if case.bytes is not None else None)
-        steal = stolen.share()
+        cores_read: list = []
+
+        def between(triads=triads, cores_read=cores_read, bandwidth=case.bytes is not None):
+            if args.threads > 1:
+                cores_read.append(host_cores.effective_cores(args.threads))
+            if bandwidth:
+                triads.append(triad_bandwidth(args.threads, repeat=3))
+
+        run_rounds(cells, runs, between)
+        cores = statistics.median(cores_read) if cores_read else None
         triad_here = statistics.median(triads) if triads else None
         if case.bytes is not None:
             moved[(case.name, case.matrices)] = (case.bytes(*mats), triad_here)
@@ -1133,10 +1143,10 @@ def main(argv=None) -> int:
         row = [case.name, "+".join(case.matrices), nse, cell_text(cells["sparray"], "sparray", case, notes)]
         for p in PEERS:
             row += [cell_text(cells[p], p, case, notes), ratio_text(cells[p], cells["sparray"])]
-        row.append(steal_text(steal))
+        row.append(cores_text(cores, args.threads))
         rows.append(row)
         results.append({"case": case.name, "matrix": case.matrices, "nse": [len(m[0]) for m in mats],
-                        "cells": {k: vars(v) for k, v in cells.items()}, "host_steal": steal})
+                        "cells": {k: vars(v) for k, v in cells.items()}, "cores": cores_read})
         if triad_here is not None:
             results[-1]["triad_bytes_per_s"] = triad_here
         print(f"  done: {case.label} ({time.perf_counter() - t_start:.0f} s elapsed)", flush=True)
@@ -1154,13 +1164,16 @@ def main(argv=None) -> int:
         header = ["case", "matrix", "nse", "sparray"]
         for p in PEERS:
             header += [p, "ratio"]
-        print_table(header + ["steal"], rows)
-        noisy = [f"{r['case']} {'+'.join(r['matrix'])}" for r in results
-                 if r.get("host_steal") is not None and r["host_steal"] > host_steal.NOTICEABLE]
-        print(f"\nsteal: the share of CPU time the hypervisor took from this machine while the row's runs "
-              f"were timed; '!' above {host_steal.NOTICEABLE:.0%}. It slows a kernel on all cores more than a "
-              "single-threaded peer (see host_steal.py), so such a row's ratios say more about the host "
-              "than about the code" + (f". Rows marked: {len(noisy)} ({', '.join(noisy)})" if noisy else ""))
+        print_table(header + ["cores"], rows)
+        short = [f"{r['case']} {'+'.join(r['matrix'])}" for r in results if r.get("cores")
+                 and statistics.median(r["cores"]) < host_cores.SHORT_OF * args.threads]
+        if args.threads > 1:
+            print(f"\ncores: how many cores the host gave the {args.threads} threads while the row ran (a "
+                  "compute-bound loop on 1 thread, then on all, at the start of each round; median; "
+                  f"host_cores.py); '!' below {host_cores.SHORT_OF:.0%} of the threads. A kernel split over "
+                  "all threads slows down by as much, a single-threaded peer does not, so a marked row's "
+                  "ratios say more about the host than about the code"
+                  + (f". Marked: {len(short)} of {len(results)} rows" if short else ""))
 
     if moved:
         from cases_linalg import bandwidth_rows

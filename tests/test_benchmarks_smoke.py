@@ -255,31 +255,27 @@ def test_warm_memory_measures_a_peak():
     warm_memory.warm(0)
 
 
-def test_host_steal_share_of_stolen_ticks(monkeypatch, tmp_path):
-    """The steal column is stolen ticks over all ticks between two reads of /proc/stat's cpu line."""
+def test_host_cores_reads_the_cores_the_threads_got():
+    """One thread is one core by definition; on several threads the reading is a positive ratio of
+    times (its value depends on the host: about 2 on two free cores, about 1 on one shared)."""
     _load("bench")
-    host_steal = sys.modules["host_steal"]
-    stat = tmp_path / "stat"
-    monkeypatch.setattr(host_steal, "_STAT", str(stat))
-    # user nice system idle iowait irq softirq steal guest guest_nice
-    stat.write_text("cpu  100 0 50 800 10 0 5 35 7 0\ncpu0 1 2 3\n")
-    assert host_steal.cpu_ticks() == (35, 1000)  # guest time is already inside user
-    watch = host_steal.Stopwatch()
-    stat.write_text("cpu  160 0 70 900 10 0 5 55 7 0\n")
-    assert watch.share() == pytest.approx(20 / 200)
-    assert host_steal.Stopwatch().share() == 0.0  # no tick passed
-    stat.write_text("cpu  1 2 3\n")  # no steal field
-    assert host_steal.cpu_ticks() is None and watch.share() is None
-    monkeypatch.setattr(host_steal, "_STAT", str(tmp_path / "missing"))
-    assert host_steal.cpu_ticks() is None
+    host_cores = sys.modules["host_cores"]
+    assert host_cores.effective_cores(1) == 1.0
+    import numba
+
+    before = numba.get_num_threads()
+    cores = host_cores.effective_cores(2, iters=20_000, repeat=1)
+    assert 0.0 < cores < 64.0
+    assert numba.get_num_threads() == before  # the thread count is restored
 
 
-def test_bench_steal_column():
+def test_bench_cores_column():
     bench = _load("bench")
-    assert bench.steal_text(None) == "-"
-    assert bench.steal_text(0.0) == "0.0%"
-    assert bench.steal_text(0.019) == "1.9%"
-    assert bench.steal_text(0.25) == "25.0%!"
+    assert bench.cores_text(None, 1) == "-"
+    assert bench.cores_text(1.97, 2) == "1.97"
+    assert bench.cores_text(1.61, 2) == "1.61"
+    assert bench.cores_text(1.59, 2) == "1.59!"
+    assert bench.cores_text(0.64, 2) == "0.64!"
 
 
 @pytest.mark.skipif(not _sparray_importable(), reason="sparray (sparray.COO) is not importable")
