@@ -1122,9 +1122,9 @@ def main(argv=None) -> int:
         # the triad of a bandwidth row is measured in every round, beside the runs it divides: on
         # a shared host the bandwidth on offer moves by 1.5x within minutes, and a triad from the
         # start or end of the run mixes two machine states into one fraction
-        # and the cores the host gives the threads are read in every round too (host_cores.py): on
-        # this VM two vCPUs sometimes share one core for minutes, which halves a kernel on both
-        # threads and leaves a single-threaded peer as it was
+        # and the cores the threads get are read in every round too (host_cores.py): two threads on
+        # one core (other work, or the hypervisor) halve a kernel on both and barely touch a
+        # single-threaded peer
         triads: list = []
         cores_read: list = []
 
@@ -1168,11 +1168,11 @@ def main(argv=None) -> int:
         short = [f"{r['case']} {'+'.join(r['matrix'])}" for r in results if r.get("cores")
                  and statistics.median(r["cores"]) < host_cores.SHORT_OF * args.threads]
         if args.threads > 1:
-            print(f"\ncores: how many cores the host gave the {args.threads} threads while the row ran (a "
+            print(f"\ncores: how many cores the {args.threads} threads got while the row ran (a "
                   "compute-bound loop on 1 thread, then on all, at the start of each round; median; "
                   f"host_cores.py); '!' below {host_cores.SHORT_OF:.0%} of the threads. A kernel split over "
                   "all threads slows down by as much, a single-threaded peer does not, so a marked row's "
-                  "ratios say more about the host than about the code"
+                  "ratios say more about the machine than about the code"
                   + (f". Marked: {len(short)} of {len(results)} rows" if short else ""))
 
     if moved:

@@ -1,17 +1,19 @@
-"""How many cores the host gives this virtual machine right now, measured with a compute-bound loop.
+"""How many cores this machine gives the benchmark's threads right now, read with a compute-bound loop.
 
-A 2-vCPU virtual machine does not always have two cores: on this project's development VM the two
-vCPUs sometimes run on one core between them, for minutes at a time, and the guest is not told
-(``/proc/stat`` counted 0-1.5% of the time as stolen while it happened). A plain Python loop then
-ran at 143 ms on either vCPU alone and 280-290 ms on each when both ran at once. A kernel split
-over both threads takes twice its time, while a single-threaded peer (scipy) keeps its own: on
-2026-11-28 SpGEMM ``A @ A`` on the 1e6-row Poisson matrix read 87 ms (1.61x scipy) and, an hour
-later, 165-172 ms (0.81x), with scipy at 138-140 ms both times.
+A kernel split over every thread waits for its slowest share, so when the threads do not each
+get a core (other work on the machine, or the hypervisor running two vCPUs on one core) it takes
+up to twice its time, while a single-threaded peer (scipy) loses much less. The table then reads
+a ratio that says more about the machine than about the code. On 2026-11-28 a second benchmark
+process ran by mistake beside the measurements on this 2-vCPU VM: the reading fell to 0.63-0.66
+and SpGEMM ``A @ A`` on the 1e6-row Poisson matrix took 165-172 ms (0.81x scipy) against 87 ms
+(1.61x) alone, scipy at 138-140 ms both times; ``/proc/stat`` counted almost no stolen time, so
+it cannot tell the same from the hypervisor either.
 
 :func:`effective_cores` times one fixed chain of floating-point operations on one thread, then one
 such chain on each of ``threads`` threads at once, and returns ``threads * t1 / tn``: about
-``threads`` when each thread has a core of its own, about 1 when they share one. The loop touches
-no memory, so the figure is the cores' share alone, not bandwidth. A run takes 5-20 ms.
+``threads`` when each thread has a core of its own, about 1 or less when they share one (waking a
+waiting thread costs too). The loop touches no memory, so the figure is the cores' share alone,
+not bandwidth. A reading takes 5-20 ms.
 
 >>> c = effective_cores(1, iters=1000)
 >>> c == 1.0

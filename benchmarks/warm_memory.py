@@ -76,8 +76,8 @@ def warm(nbytes: int) -> None:
     of its own lists first. Written from the main thread alone, the pages did not serve the other
     CPU: in a round of scipy, sparray and torch, ``A + B`` of two uniform CSR matrices (2 threads)
     took 178-183 ms in 8 of 9 runs, its process CPU time 90 ms above the 88-92 ms runs' (a thread
-    stalled on pages the host had dropped); written from both threads, 88-93 ms in 7 of 9, and
-    torch's own ``A + B`` (1 thread) 0.71 s instead of 1.25 s.
+    stalled, most likely on pages the host had dropped); written from both threads, 88-93 ms in 7
+    of 9, and torch's own ``A + B`` (1 thread) 0.71 s instead of 1.25 s.
     """
     if nbytes <= 0:
         return
