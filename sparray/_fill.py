@@ -116,6 +116,23 @@ def fill_is_zero(xp, fill) -> bool:
     return bool(xp.all(fill == xp.zeros((), dtype=fill.dtype)))  # same dtype: strict namespaces allow it
 
 
+def array_fill_is_zero(A) -> bool:
+    """:func:`fill_is_zero` of a SparseArray's fill, worked out once per array and kept on it
+    (``A._fill_is_zero``), like its validity check: the products and reductions ask on every call,
+    and on a GPU each answer is a read from the device that waits for it. An array's fill never
+    changes in place (an in-place operator swaps in a new array's state, cache included).
+
+    >>> import sparray, numpy as np
+    >>> A = sparray.asarray(np.eye(2), layout="csr")
+    >>> array_fill_is_zero(A), array_fill_is_zero(A.astype(np.float32) + 1.5)
+    (True, False)
+    """
+    known = A.__dict__.get("_fill_is_zero")
+    if known is None:
+        known = A._fill_is_zero = fill_is_zero(A._xp, A._fill)
+    return known
+
+
 def as_fill_array(xp, value, dtype):
     """A computed fill (NumPy returns scalars for 0-d inputs) as an array of ``xp`` of ``dtype``."""
     if not is_array(value) or isinstance(value, np.generic):

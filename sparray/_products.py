@@ -36,7 +36,7 @@ import numpy as np
 
 from . import _dispatch
 from ._compress import CSR, _build, _equalize_batches, _Parts, _parts_of
-from ._fill import fill_is_zero
+from ._fill import array_fill_is_zero
 from ._manipulation import broadcast_shapes, broadcast_to
 
 __all__ = [
@@ -197,7 +197,7 @@ def sparse_times_dense(A, X):
         A = broadcast_to(A, (*bshape, *A.shape[-2:]))
     op = MatrixOperand(A)
     a = op.fill
-    zero_fill = fill_is_zero(xp, a)
+    zero_fill = array_fill_is_zero(A)
     Y = None
     unread = None
     if zero_fill and not op.batch_shape and X.ndim == 2 and op.layout in ("csr", "bsr"):
@@ -294,7 +294,7 @@ def sparse_times_sparse(A, B):
     finite = all(all_finite(xp, t) for t in (a, b, *values))
     if not finite:
         return sparse_times_dense(A, B.to_dense())
-    if fill_is_zero(xp, a) and fill_is_zero(xp, b):
+    if array_fill_is_zero(A) and array_fill_is_zero(B):
         return spgemm_zero_fill(A, B)
     opA, opB = MatrixOperand(A), MatrixOperand(B)
     av, bv = opA.parts.values - a, opB.parts.values - b  # the zero-fill parts A0, B0

@@ -29,7 +29,7 @@ import math
 from . import _dispatch
 from ._base import SparseArray
 from ._conversion import match_layout
-from ._fill import fill_is_zero
+from ._fill import array_fill_is_zero
 from ._keys import linear_keys, unravel
 from ._namespace import namespace_of
 from ._validation import normalize_axes
@@ -178,7 +178,7 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
     compute_dt = out_dt if kind not in ("any", "all", "max", "min") else x.dtype
     if kind in ("var", "std") and xp.isdtype(x.dtype, "complex floating"):
         compute_dt = x.dtype  # deviations are complex; only |dev|**2 (and so the result) is real
-    zero_fill = fill_is_zero(xp, x._fill)
+    zero_fill = array_fill_is_zero(x)
     if x.layout == "coo":
         A = x
         if not (kind == "sum" and zero_fill and compute_dt == A.dtype and A.dtype != xp.bool):

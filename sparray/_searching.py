@@ -25,7 +25,7 @@ import math
 from . import _dispatch
 from ._base import SparseArray
 from ._coalesce import flat_values, unflat_values
-from ._fill import as_fill_array, fill_is_zero
+from ._fill import array_fill_is_zero, as_fill_array
 from ._conversion import match_common_layout
 from ._keys import index_dtype_for, linear_keys, unravel
 from ._manipulation import align_splits, broadcast_shapes, broadcast_to
@@ -107,7 +107,7 @@ def nonzero(x, /):
     if x.ndim == 0:
         raise ValueError("sparray.nonzero: a 0-d array has no dims to index; use bool(x) or x[None]")
     xp = x._xp
-    if not fill_is_zero(xp, x._fill):
+    if not array_fill_is_zero(x):
         return tuple(xp.astype(i, xp.int64) for i in xp.nonzero(x.to_dense()))
     A = (x if x.layout == "coo" else x.to_layout("coo")).coalesce()
     zero = xp.zeros((), dtype=A.dtype)  # of the values' dtype: strict namespaces refuse bool != 0

@@ -508,3 +508,29 @@ def test_issue16_beta_zero_ignores_nan_and_inf_in_C(layout, backend):
     S = sparray.asarray(np.where(rng.random((4, 4)) < 0.5, np.nan, 0.0), fill_value=np.inf, layout="csr")
     R = sparray.sampled_addmm(S, np.ones((4, 3)), np.ones((3, 4)), beta=0)
     assert R.nse == S.nse and float(R.fill_value) == 0.0 and np.all(R.values == 3.0)
+
+
+def _dense(r):
+    return r.to_dense() if hasattr(r, "to_dense") else np.asarray(r)
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr", "csc"])
+def test_products_and_sums_after_an_in_place_change_of_the_fill(layout):
+    """Whether an array's fill is zero is worked out once and kept on the array
+    (``array_fill_is_zero``); an in-place operator that changes the fill must not leave the old
+    answer behind for the products, the reductions or ``nonzero``."""
+    D = np.array([[0.0, 2.0, 0.0], [3.0, 0.0, 0.0]])
+    x = np.array([1.0, 10.0, 100.0])
+    A = sparray.asarray(D, layout=layout)
+    B = sparray.asarray(D.T.copy(), layout="csr")
+    assert np.array_equal(A @ x, D @ x)  # the zero fill is now known
+    assert np.array_equal(_dense(sparray.sum(A, axis=0)), D.sum(axis=0))
+    assert np.array_equal(_dense(A @ B), D @ D.T)
+    assert [i.tolist() for i in sparray.nonzero(A)] == [i.tolist() for i in np.nonzero(D)]
+    A += 1.5
+    assert float(A.fill_value) == 1.5
+    E = D + 1.5
+    assert np.array_equal(A @ x, E @ x)
+    assert np.array_equal(_dense(sparray.sum(A, axis=0)), E.sum(axis=0))
+    assert np.allclose(_dense(A @ B), E @ D.T)
+    assert [i.tolist() for i in sparray.nonzero(A)] == [i.tolist() for i in np.nonzero(E)]
