@@ -960,7 +960,7 @@ def cores_text(cores: float | None, threads: int) -> str:
     """
     if cores is None:
         return "-"
-    return f"{cores:.2f}" + ("!" if cores < host_cores.SHORT_OF * threads else "")
+    return f"{cores:.2f}" + ("!" if host_cores.short(cores, threads) else "")
 
 
 def print_table(header, rows, out=sys.stdout):
@@ -1146,7 +1146,7 @@ def main(argv=None) -> int:
         row.append(cores_text(cores, args.threads))
         rows.append(row)
         results.append({"case": case.name, "matrix": case.matrices, "nse": [len(m[0]) for m in mats],
-                        "cells": {k: vars(v) for k, v in cells.items()}, "cores": cores_read})
+                        "cells": {k: vars(v) for k, v in cells.items()}, "cores": cores})
         if triad_here is not None:
             results[-1]["triad_bytes_per_s"] = triad_here
         print(f"  done: {case.label} ({time.perf_counter() - t_start:.0f} s elapsed)", flush=True)
@@ -1165,8 +1165,7 @@ def main(argv=None) -> int:
         for p in PEERS:
             header += [p, "ratio"]
         print_table(header + ["cores"], rows)
-        short = [f"{r['case']} {'+'.join(r['matrix'])}" for r in results if r.get("cores")
-                 and statistics.median(r["cores"]) < host_cores.SHORT_OF * args.threads]
+        short = [r for r in results if host_cores.short(r.get("cores"), args.threads)]
         if args.threads > 1:
             print(f"\ncores: how many cores the {args.threads} threads got while the row ran (a "
                   "compute-bound loop on 1 thread, then on all, at the start of each round; median; "

@@ -22,37 +22,43 @@ True
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 
 import numpy as np
 
-__all__ = ["SHORT_OF", "effective_cores"]
+__all__ = ["SHORT_OF", "effective_cores", "short"]
 
 # a row whose measured cores fall below this share of its threads is marked in the table
 SHORT_OF = 0.8
 
-_spin = None
+
+def short(cores: float | None, threads: int) -> bool:
+    """Whether a reading is below ``SHORT_OF`` of the threads (the rows the table marks).
+
+    >>> short(1.97, 2), short(1.59, 2), short(None, 1)
+    (False, True, False)
+    """
+    return cores is not None and cores < SHORT_OF * threads
 
 
+@functools.cache
 def _kernel():
     """The compiled chain (numba, compiled on first use and not cached: about 1 s once a run)."""
-    global _spin
-    if _spin is None:
-        import numba
+    import numba
 
-        @numba.njit(parallel=True, cache=False)
-        def spin(nchains, iters):
-            out = np.empty(nchains)
-            for c in numba.prange(nchains):
-                x = 1.0 + c
-                for _ in range(iters):  # each step waits for the last: no vectors, no memory
-                    x = x * 0.999999 + 1e-6
-                out[c] = x
-            return out
+    @numba.njit(parallel=True, cache=False)
+    def spin(nchains, iters):
+        out = np.empty(nchains)
+        for c in numba.prange(nchains):
+            x = 1.0 + c
+            for _ in range(iters):  # each step waits for the last: no vectors, no memory
+                x = x * 0.999999 + 1e-6
+            out[c] = x
+        return out
 
-        _spin = spin
-    return _spin
+    return spin
 
 
 def effective_cores(threads: int, iters: int = 1_000_000, repeat: int = 3) -> float:

@@ -29,6 +29,8 @@ True
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 __all__ = ["peak_above", "reset_peak", "warm"]
@@ -90,23 +92,18 @@ def warm(nbytes: int) -> None:
     del buf
 
 
-_touch = None
-
-
+@functools.cache
 def _parallel_touch():
-    """A numba loop writing one byte per page over the pool's threads (compiled on first use), or
-    None without numba."""
-    global _touch
-    if _touch is None:
-        try:
-            import numba
-        except ImportError:
-            return None
+    """A numba loop writing one byte per page over the pool's threads, as ``buf[::page] = 1`` does
+    (compiled on first use), or None without numba."""
+    try:
+        import numba
+    except ImportError:
+        return None
 
-        @numba.njit(parallel=True, cache=False)
-        def touch(buf, page):
-            for i in numba.prange((buf.shape[0] + page - 1) // page):  # as buf[::page] = 1
-                buf[i * page] = 1
+    @numba.njit(parallel=True, cache=False)
+    def touch(buf, page):
+        for i in numba.prange((buf.shape[0] + page - 1) // page):
+            buf[i * page] = 1
 
-        _touch = touch
-    return _touch
+    return touch

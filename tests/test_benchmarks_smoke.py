@@ -255,6 +255,20 @@ def test_warm_memory_measures_a_peak():
     warm_memory.warm(0)
 
 
+def test_warm_memory_writes_every_page_from_the_threads():
+    """The parallel page writer marks the same bytes as ``buf[::page] = 1``, a last partial page
+    included."""
+    _load("bench")
+    touch = sys.modules["warm_memory"]._parallel_touch()
+    if touch is None:
+        pytest.skip("numba is not installed (warm() writes the pages from one thread)")
+    for n in (1, 4096, 4097, 10_000, 3 * 4096):
+        got, want = np.zeros(n, np.uint8), np.zeros(n, np.uint8)
+        touch(got, 4096)
+        want[::4096] = 1
+        assert np.array_equal(got, want), n
+
+
 def test_host_cores_reads_the_cores_the_threads_got():
     """One thread is one core by definition; on several threads the reading is a positive ratio of
     times (its value depends on the host: about 2 on two free cores, about 1 on one shared)."""
@@ -276,6 +290,8 @@ def test_bench_cores_column():
     assert bench.cores_text(1.61, 2) == "1.61"
     assert bench.cores_text(1.59, 2) == "1.59!"
     assert bench.cores_text(0.64, 2) == "0.64!"
+    host_cores = sys.modules["host_cores"]
+    assert not host_cores.short(None, 2) and not host_cores.short(1.6, 2) and host_cores.short(1.59, 2)
 
 
 @pytest.mark.skipif(not _sparray_importable(), reason="sparray (sparray.COO) is not importable")
