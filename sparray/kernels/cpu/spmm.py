@@ -149,11 +149,12 @@ _MV_AHEAD = np.uint64(256)
 # (5 a row) 1.5x faster, uniform (10) 1.1x faster, the 4x4-block stencil (20) 1.1x slower).
 _SHORT_ROWS = 12
 _SHORT_BLOCK = np.uint64(64)
-# ... and at every row asks for the values and the column indices _SHORT_AHEAD_BYTES ahead of it
-# (the hardware's streamer stops at each 4 KiB page). Xeon VM, 2 threads, 1e7 entries, with FMA:
-# Poisson 7.9-8.1 -> 6.1-6.3 ms (torch's MKL 7.1-7.3 ms); uniform and R-MAT, whose time goes to
-# gathering x, unchanged (prefetching x through the column indices ahead made them 10-20% slower).
-_SHORT_AHEAD_BYTES = 4096  # (4x4 BSR SpMV asks for the block columns as far ahead)
+# How far ahead (bytes) the short-row CSR SpMV asks, at every row, for the values and column
+# indices, and the 4x4 BSR SpMV for the block columns (the hardware's streamer stops at each 4 KiB
+# page). Xeon VM, 2 threads, 1e7 entries, with FMA: Poisson 7.9-8.1 -> 6.1-6.3 ms (torch's MKL
+# 7.1-7.3 ms); uniform and R-MAT, whose time goes to gathering x, unchanged (prefetching x through
+# the column indices ahead made them 10-20% slower).
+_AHEAD_BYTES = 4096
 
 
 @numba.njit(inline="always", **_JIT)
@@ -234,8 +235,8 @@ def _csr_mv_short_rows(crow, col, values, xv, yv, r0, r1, lo):
     nse = np.uint64(col.shape[0])
     uK = np.uint64(xv.shape[0])
     zero = yv.dtype.type(0)
-    ahead_values = np.uint64(_SHORT_AHEAD_BYTES // values.itemsize)
-    ahead_col = np.uint64(_SHORT_AHEAD_BYTES // col.itemsize)
+    ahead_values = np.uint64(_AHEAD_BYTES // values.itemsize)
+    ahead_col = np.uint64(_AHEAD_BYTES // col.itemsize)
     ok = True
     i0 = r0
     ulo = np.uint64(lo)
@@ -406,7 +407,7 @@ def _bsr_mv4_rows(crow, col, blocks, x, y, r0, r1, lo):
     zero = y.dtype.type(0)
     bf = blocks.reshape(blocks.size)
     line = np.uint64(max(1, 64 // blocks.itemsize))  # elements per 64-byte cache line
-    ahead_col = np.uint64(_SHORT_AHEAD_BYTES // col.itemsize)
+    ahead_col = np.uint64(_AHEAD_BYTES // col.itemsize)
     ok = True
     for i in range(r0, r1):
         hi = np.int64(crow[i + _U1])
