@@ -11,7 +11,10 @@ Each cell is the median of ``--repeat`` timed calls on prepared inputs, after
 one untimed warm-up call (which also JIT-compiles). The libraries' timed calls
 alternate (one of each per round), so a slow spell of a shared host lands on
 every column alike. Ratios are ``peer_time / sparray_time``: above 1 means
-sparray is faster.
+sparray is faster. Each case runs in a fresh process of its own (every library
+of the row in that one process), so no row inherits the allocator state the
+rows before it left (:func:`run_isolated`); ``--one-process`` (the default with
+``--quick``) runs them all in this process.
 
 Adding a row is one ``Case(...)`` entry in :func:`build_cases`: a name, the
 matrix (or matrices) it runs on, a ``setup(lib, mats)`` that prepares the
@@ -1030,6 +1033,124 @@ def set_threads(n: int) -> None:
 # --------------------------------------------------------------------------
 # Main
 
+def measure_case(case: Case, mats, args, cache: dict) -> dict:
+    """One row: every library's cell of ``case`` on ``mats`` (prepared, then timed in alternating
+    rounds), as the JSON-ready result: cells, the cores the threads got, and for a bandwidth row
+    the bytes a perfect kernel moves and the STREAM triad measured beside it."""
+    from cases_linalg import triad_bandwidth
+
+    reference: dict = {}
+    cells = {}
+    runs = {}
+    # scipy first so that it is the reference for the result check
+    for libname in ("scipy", "sparray", "sparse", "torch"):
+        if args.skip_slow and libname in case.slow:
+            cells[libname] = Cell(status="skip")
+            continue
+        cells[libname], r = prepare_cell(case, libname, mats, args.repeat, args.cap, cache, reference)
+        if r is not None:
+            runs[libname] = r
+    # the triad of a bandwidth row is measured in every round, beside the runs it divides: on
+    # a shared host the bandwidth on offer moves by 1.5x within minutes, and a triad from the
+    # start or end of the run mixes two machine states into one fraction
+    # and the cores the threads get are read in every round too (host_cores.py): two threads on
+    # one core (other work, or the hypervisor) halve a kernel on both and barely touch a
+    # single-threaded peer
+    triads: list = []
+    cores_read: list = []
+
+    def between(triads=triads, cores_read=cores_read, bandwidth=case.bytes is not None):
+        if args.threads > 1:
+            cores_read.append(host_cores.effective_cores(args.threads))
+        if bandwidth:
+            triads.append(triad_bandwidth(args.threads, repeat=3))
+
+    run_rounds(cells, runs, between)
+    result = {"case": case.name, "matrix": case.matrices, "nse": [len(m[0]) for m in mats],
+              "cells": {k: vars(v) for k, v in cells.items()},
+              "cores": statistics.median(cores_read) if cores_read else None}
+    if triads:
+        result["triad_bytes_per_s"] = statistics.median(triads)
+    if case.bytes is not None:
+        result["moved_bytes"] = case.bytes(*mats)
+    return result
+
+
+def run_in_process(cases: list, args, scale: float, t_start: float) -> tuple[list, dict]:
+    """Every case in this process, one after another (``--one-process``, and ``--quick``): the
+    results and the matrices' info. Prepared inputs are kept while consecutive cases share
+    their matrices; each matrix is dropped after the last case that uses it."""
+    store = MatrixStore(scale)
+    results = []
+    cache: dict = {}
+    last_use = {}
+    for i, c in enumerate(cases):
+        for m in c.matrices:
+            last_use[m] = i
+    for i, case in enumerate(cases):
+        try:
+            mats = [store.get(m) for m in case.matrices]
+        except Exception as exc:  # noqa: BLE001
+            results.append({"case": case.name, "matrix": case.matrices,
+                            "error": f"matrix {case.matrix}: {type(exc).__name__}: {exc}"})
+            continue
+        # keep prepared inputs only while consecutive cases share the matrices
+        for key in [k for k in cache if k[1] != case.matrices]:
+            del cache[key]
+        gc.collect()
+        results.append(measure_case(case, mats, args, cache))
+        print(f"  done: {case.label} ({time.perf_counter() - t_start:.0f} s elapsed)", flush=True)
+        store.drop({m for m, j in last_use.items() if j > i})
+    cache.clear()
+    store.drop(set())
+    return results, store.info
+
+
+#: the options a case's own process is started with, from the parent's
+_CHILD_OPTIONS = ("scale", "repeat", "threads", "cap")
+
+
+def run_isolated(index: int, args, scale: float, t_start: float) -> tuple[dict, dict]:
+    """Case ``index`` of :func:`build_cases` in a fresh process of its own (the default): no row
+    inherits what the rows before it left behind. In one long process, the allocator's state
+    (glibc's mmap and trim thresholds move with what was freed before) decides whether a call's
+    result lands on fresh pages, and a 16 MB result on fresh pages costs 2-7 ms on this VM: one
+    row could read 1.4x in one full run and 2.0x in the next. Returns the result and the info of
+    the matrices it generated; a process that fails gives a result with an ``error``."""
+    case = build_cases()[index]
+    with tempfile.TemporaryDirectory(prefix="sparray-bench-case-") as tmp:
+        out = os.path.join(tmp, "case.json")
+        cmd = [sys.executable, os.path.abspath(__file__), "--case-index", str(index), "--case-json", out]
+        cmd += [x for name in _CHILD_OPTIONS for x in (f"--{name}", str(getattr(args, name) if name != "scale" else scale))]
+        cmd += ["--skip-slow"] if args.skip_slow else []
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0 or not os.path.exists(out):
+            tail = (p.stderr.strip().splitlines() or ["no output"])[-1][:200]
+            result = {"case": case.name, "matrix": case.matrices,
+                      "error": f"{case.label}: its process exited with {p.returncode}: {tail}"}
+            print(f"  failed: {case.label} ({time.perf_counter() - t_start:.0f} s elapsed)", flush=True)
+            return result, {}
+        with open(out) as f:
+            got = json.load(f)
+    print(f"  done: {case.label} ({time.perf_counter() - t_start:.0f} s elapsed)", flush=True)
+    got["result"]["matrix"] = tuple(got["result"]["matrix"])
+    return got["result"], got["matrices"]
+
+
+def run_case_process(args, scale: float) -> int:
+    """The body of a case's own process (:func:`run_isolated`): measure one case, write the
+    result and its matrices' info as JSON to ``--case-json``."""
+    set_threads(args.threads)
+    REPEAT_REQUESTED[0] = args.repeat
+    case = build_cases()[args.case_index]
+    store = MatrixStore(scale)
+    mats = [store.get(m) for m in case.matrices]
+    result = measure_case(case, mats, args, {})
+    with open(args.case_json, "w") as f:
+        json.dump({"result": result, "matrices": store.info}, f, default=str)
+    return 0
+
+
 def main(argv=None) -> int:
     try:
         ncores = len(os.sched_getaffinity(0))
@@ -1053,11 +1174,20 @@ def main(argv=None) -> int:
     ap.add_argument("--no-first-call", action="store_true", help="skip the first-call table")
     ap.add_argument("--json", default=None, help="also write the results to this JSON file")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
+    ap.add_argument("--one-process", action="store_true",
+                    help="run every case in this one process (the default with --quick); otherwise each "
+                         "case runs in a fresh process of its own, so that no row inherits the allocator "
+                         "state and freed memory of the rows before it")
+    ap.add_argument("--isolate", action="store_true", help="each case in a process of its own, with --quick too")
+    ap.add_argument("--case-index", type=int, default=None, help=argparse.SUPPRESS)  # a case's own process
+    ap.add_argument("--case-json", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
     scale = args.scale if args.scale is not None else (0.01 if args.quick else 1.0)
+    if args.case_index is not None:
+        return run_case_process(args, scale)
     REPEAT_REQUESTED[0] = args.repeat
-    cases = build_cases()
+    cases = all_cases = build_cases()
     if args.list:
         for c in cases:
             print(f"{c.label:40s} {c.note}")
@@ -1069,6 +1199,10 @@ def main(argv=None) -> int:
     if not cases and not do_first:
         print(f"no case matches --only {args.only!r}; see --list", file=sys.stderr)
         return 2
+    if args.one_process and args.isolate:
+        print("--one-process and --isolate contradict each other", file=sys.stderr)
+        return 2
+    args.isolate = args.isolate or not (args.one_process or args.quick)
 
     load0 = os.getloadavg()
     t_start = time.perf_counter()
@@ -1082,81 +1216,39 @@ def main(argv=None) -> int:
         print(line)
     print(f"scale: {scale:g} (1 = ~1e7 nse); repeat: {args.repeat} (median, after 1 warm-up); "
           f"per-cell cap: {args.cap:g} s{'; --skip-slow' if args.skip_slow else ''}")
+    print("each case in a fresh process of its own" if args.isolate else "every case in this one process")
     print(flush=True)
 
-    from cases_linalg import triad_bandwidth
-
-    store = MatrixStore(scale)
     notes = Notes()
-    rows, results = [], []
-    moved: dict = {}  # (case, matrices) -> bytes a perfect kernel moves
-    triad = None  # STREAM triad bytes/s, measured when a case has a bandwidth row
-    cache: dict = {}
-    last_use = {}
-    for i, c in enumerate(cases):
-        for m in c.matrices:
-            last_use[m] = i
-    for i, case in enumerate(cases):
-        try:
-            mats = [store.get(m) for m in case.matrices]
-        except Exception as exc:  # noqa: BLE001
-            k = notes.add(f"matrix {case.matrix}: {type(exc).__name__}: {exc}")
+    if args.isolate:
+        results, matrix_info = [], {}
+        for case in cases:
+            result, info = run_isolated(all_cases.index(case), args, scale, t_start)
+            results.append(result)
+            matrix_info.update(info)
+    else:
+        results, matrix_info = run_in_process(cases, args, scale, t_start)
+    rows, moved = [], {}  # moved: (case, matrices) -> (bytes a perfect kernel moves, triad beside the row)
+    for case, r in zip(cases, results):
+        if r.get("error"):
+            k = notes.add(r["error"])
             rows.append([case.name, "+".join(case.matrices), "-"] + [f"err[{k}]"] +
                         [x for _ in PEERS for x in (f"err[{k}]", "-")] + ["-"])
             continue
-        # keep prepared inputs only while consecutive cases share the matrices
-        for key in [k for k in cache if k[1] != case.matrices]:
-            del cache[key]
-        gc.collect()
-        reference: dict = {}
-        cells = {}
-        runs = {}
-        # scipy first so that it is the reference for the result check
-        for libname in ("scipy", "sparray", "sparse", "torch"):
-            if args.skip_slow and libname in case.slow:
-                cells[libname] = Cell(status="skip")
-                continue
-            cells[libname], r = prepare_cell(case, libname, mats, args.repeat, args.cap, cache, reference)
-            if r is not None:
-                runs[libname] = r
-        # the triad of a bandwidth row is measured in every round, beside the runs it divides: on
-        # a shared host the bandwidth on offer moves by 1.5x within minutes, and a triad from the
-        # start or end of the run mixes two machine states into one fraction
-        # and the cores the threads get are read in every round too (host_cores.py): two threads on
-        # one core (other work, or the hypervisor) halve a kernel on both and barely touch a
-        # single-threaded peer
-        triads: list = []
-        cores_read: list = []
-
-        def between(triads=triads, cores_read=cores_read, bandwidth=case.bytes is not None):
-            if args.threads > 1:
-                cores_read.append(host_cores.effective_cores(args.threads))
-            if bandwidth:
-                triads.append(triad_bandwidth(args.threads, repeat=3))
-
-        run_rounds(cells, runs, between)
-        cores = statistics.median(cores_read) if cores_read else None
-        triad_here = statistics.median(triads) if triads else None
-        if case.bytes is not None:
-            moved[(case.name, case.matrices)] = (case.bytes(*mats), triad_here)
-        nse = "+".join(fmt_nse(len(m[0])) for m in mats)
-        row = [case.name, "+".join(case.matrices), nse, cell_text(cells["sparray"], "sparray", case, notes)]
+        cells = {k: Cell(**v) for k, v in r["cells"].items()}
+        if r.get("moved_bytes") is not None:
+            moved[(case.name, case.matrices)] = (r["moved_bytes"], r.get("triad_bytes_per_s"))
+        row = [case.name, "+".join(case.matrices), "+".join(fmt_nse(n) for n in r["nse"]),
+               cell_text(cells["sparray"], "sparray", case, notes)]
         for p in PEERS:
             row += [cell_text(cells[p], p, case, notes), ratio_text(cells[p], cells["sparray"])]
-        row.append(cores_text(cores, args.threads))
+        row.append(cores_text(r["cores"], args.threads))
         rows.append(row)
-        results.append({"case": case.name, "matrix": case.matrices, "nse": [len(m[0]) for m in mats],
-                        "cells": {k: vars(v) for k, v in cells.items()}, "cores": cores})
-        if triad_here is not None:
-            results[-1]["triad_bytes_per_s"] = triad_here
-        print(f"  done: {case.label} ({time.perf_counter() - t_start:.0f} s elapsed)", flush=True)
-        store.drop({m for m, j in last_use.items() if j > i})
-    cache.clear()
-    store.drop(set())
+    results = [r for r in results if not r.get("error")]
 
-    if store.info:
+    if matrix_info:
         print("\n## Matrices")
-        for name, inf in store.info.items():
+        for name, inf in matrix_info.items():
             print(f"- {name}: shape {inf['shape'][0]} x {inf['shape'][1]}, nse {inf['nse']}, "
                   f"duplicate fraction {inf['dup']:.2%}, generated in {inf['gen_s']:.1f} s")
     if rows:

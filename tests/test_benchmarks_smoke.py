@@ -379,6 +379,26 @@ def _quick(only):
     return p.stdout
 
 
+@pytest.mark.skipif(not _sparray_importable(), reason="sparray (sparray.COO) is not importable")
+def test_bench_isolated_cases():
+    """--isolate: each case measured in a process of its own; the parent prints the same tables
+    (the row, its bandwidth row from the bytes and triad the case's process reported)."""
+    cmd = [sys.executable, os.path.join(BENCH_DIR, "bench.py"), "--quick", "--scale", "0.001", "--repeat", "1",
+           "--threads", "1", "--only", "sum(axis=1) poisson,SpMV CSR poisson", "--no-first-call", "--isolate"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd=ROOT)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    out = p.stdout
+    assert "each case in a fresh process of its own" in out
+    assert out.count("  done: ") == 2 and "failed:" not in out
+    rows = _table_rows(out)
+    assert [(r[0], r[1]) for r in rows[:2]] == [("sum(axis=1)", "poisson"), ("SpMV CSR", "poisson")]
+    for r in rows[:2]:
+        assert r[2] == "9.94e3" and r[3].endswith("s") and not r[3].startswith("err"), r
+    bandwidth = [r for r in rows[2:] if r[0] == "SpMV CSR"]
+    assert bandwidth and bandwidth[0][3].endswith("GB/s"), out[-3000:]
+    assert "- poisson: shape 2025 x 2025" in out
+
+
 def test_bench_quick_coo_to_csr_only():
     rows = _table_rows(_quick("COO->CSR"))
     assert [(r[0], r[1]) for r in rows] == [("COO->CSR", m) for m in ("uniform", "rmat", "poisson")]
