@@ -287,7 +287,10 @@ def _csr_mv_short_rows(crow, col, values, xv, yv, r0, r1, lo):
 @numba.njit(**_JIT)
 def _csr_mm_rows(crow, col, values, x, y, r0, r1, lo, tile):
     """Rows [r0, r1) of y = A @ x for N > 1 columns: each output row is accumulated over column
-    tiles of x in a (padded) buffer and written once."""
+    tiles of x in a (padded) buffer and written once. Entries go four at a time: one pass over
+    the tile adds four rows of x (their four sums first), so four rows of x are read at once and
+    the buffer is loaded and stored once per four entries (R-MAT x32 268 -> 228 ms, uniform
+    -9 to -22%, 2 threads; two at a time gained nothing, eight less than four)."""
     nse = np.int64(col.shape[0])
     K, N = x.shape
     uK = np.uint64(K)
@@ -301,11 +304,23 @@ def _csr_mm_rows(crow, col, values, x, y, r0, r1, lo, tile):
         hi = np.int64(crow[i + _U1])
         if hi < lo or hi > nse:
             return _BAD_POINTER
+        uhi = np.uint64(hi)
         for t0 in range(_U0, uN, utile):
             tw = min(utile, uN - t0)
             for q in range(tw):
                 acc[q] = zero
-            for k in range(np.uint64(lo), np.uint64(hi)):
+            k = np.uint64(lo)
+            while k + _U4 <= uhi:
+                j0, j1 = np.uint64(col[k]), np.uint64(col[k + _U1])
+                j2, j3 = np.uint64(col[k + _U2]), np.uint64(col[k + _U3])
+                if j0 >= uK or j1 >= uK or j2 >= uK or j3 >= uK:
+                    return _BAD_INDEX
+                v0, v1, v2, v3 = values[k], values[k + _U1], values[k + _U2], values[k + _U3]
+                for q in range(tw):
+                    c = t0 + q
+                    acc[q] += v0 * x[j0, c] + v1 * x[j1, c] + v2 * x[j2, c] + v3 * x[j3, c]
+                k += _U4
+            for k in range(k, uhi):
                 j = np.uint64(col[k])
                 if j >= uK:
                     return _BAD_INDEX
