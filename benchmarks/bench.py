@@ -1106,10 +1106,6 @@ def run_in_process(cases: list, args, scale: float, t_start: float) -> tuple[lis
     return results, store.info
 
 
-#: the options a case's own process is started with, from the parent's
-_CHILD_OPTIONS = ("scale", "repeat", "threads", "cap")
-
-
 def run_isolated(index: int, args, scale: float, t_start: float) -> tuple[dict, dict]:
     """Case ``index`` of :func:`build_cases` in a fresh process of its own (the default): no row
     inherits what the rows before it left behind. In one long process, the allocator's state
@@ -1121,7 +1117,8 @@ def run_isolated(index: int, args, scale: float, t_start: float) -> tuple[dict, 
     with tempfile.TemporaryDirectory(prefix="sparray-bench-case-") as tmp:
         out = os.path.join(tmp, "case.json")
         cmd = [sys.executable, os.path.abspath(__file__), "--case-index", str(index), "--case-json", out]
-        cmd += [x for name in _CHILD_OPTIONS for x in (f"--{name}", str(getattr(args, name) if name != "scale" else scale))]
+        options = {"scale": scale, "repeat": args.repeat, "threads": args.threads, "cap": args.cap}
+        cmd += [x for name, value in options.items() for x in (f"--{name}", str(value))]
         cmd += ["--skip-slow"] if args.skip_slow else []
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0 or not os.path.exists(out):
