@@ -160,6 +160,38 @@ def test_zero_fill_shortcut_when_most_rows_of_x_are_unread(backend, layout, wher
         assert_matches_dense(A @ X[:, 0], ref_matmul(D, X[:, 0]), rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("layout", ["csr", "bsr"])
+@pytest.mark.parametrize("where", ["read", "none"])
+def test_zero_fill_shortcut_when_every_row_of_x_is_read(backend, layout, where, monkeypatch):
+    """No column of A is empty, so a finite product has read every row of X and X is finite: from
+    the array's second product on, A @ X makes no finiteness pass at all (on a GPU each one is a
+    read-back that waits for the device); an inf in X still gives the dense product's inf/nan."""
+    from sparray import _dispatch
+
+    rng = np.random.default_rng(13)
+    D = rng.standard_normal((8, 12))
+    D[rng.random(D.shape) < 0.5] = 0.0
+    D[0, :] = 1.0  # every column read
+    A = sparray.asarray(D, layout=layout, blocksize=BLOCK[layout])
+    A @ dense(rng, (12, 3))  # the first product leaves the pattern's unread rows to the second
+    ops = []
+    real_call = _dispatch.call
+
+    def spy(op, *args, **kwargs):
+        ops.append(op)
+        return real_call(op, *args, **kwargs)
+
+    monkeypatch.setattr(_dispatch, "call", spy)
+    for ncols in (1, 3):
+        X = dense(rng, (12, ncols))
+        if where == "read":
+            X[7, 0] = np.inf
+        ops.clear()
+        assert_matches_dense(A @ X, ref_matmul(D, X), rtol=1e-10, atol=1e-10)
+        if where == "none":
+            assert "matmul_dense" in ops and "all_finite" not in ops, ops
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_non_finite_stored_values(backend, layout):
     rng = np.random.default_rng(4)
