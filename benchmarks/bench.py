@@ -1106,14 +1106,13 @@ def run_in_process(cases: list, args, scale: float, t_start: float) -> tuple[lis
     return results, store.info
 
 
-def run_isolated(index: int, args, scale: float, t_start: float) -> tuple[dict, dict]:
-    """Case ``index`` of :func:`build_cases` in a fresh process of its own (the default): no row
+def run_isolated(case: Case, index: int, args, scale: float, t_start: float) -> tuple[dict, dict]:
+    """``case``, number ``index`` of :func:`build_cases`, in a fresh process of its own (the default): no row
     inherits what the rows before it left behind. In one long process, the allocator's state
     (glibc's mmap and trim thresholds move with what was freed before) decides whether a call's
     result lands on fresh pages, and a 16 MB result on fresh pages costs 2-7 ms on this VM: one
     row could read 1.4x in one full run and 2.0x in the next. Returns the result and the info of
     the matrices it generated; a process that fails gives a result with an ``error``."""
-    case = build_cases()[index]
     with tempfile.TemporaryDirectory(prefix="sparray-bench-case-") as tmp:
         out = os.path.join(tmp, "case.json")
         cmd = [sys.executable, os.path.abspath(__file__), "--case-index", str(index), "--case-json", out]
@@ -1184,14 +1183,15 @@ def main(argv=None) -> int:
     if args.case_index is not None:
         return run_case_process(args, scale)
     REPEAT_REQUESTED[0] = args.repeat
-    cases = all_cases = build_cases()
+    cases = build_cases()
     if args.list:
         for c in cases:
             print(f"{c.label:40s} {c.note}")
         print("first call: " + ", ".join(FIRST_CALL_OPS) + " (+ import time)")
         return 0
     sel = [part.strip() for part in args.only.lower().split(",") if part.strip()] if args.only else None
-    cases = [c for c in cases if sel is None or any(part in c.label.lower() for part in sel)]
+    chosen = [i for i, c in enumerate(cases) if sel is None or any(part in c.label.lower() for part in sel)]
+    cases = [cases[i] for i in chosen]
     do_first = not args.no_first_call and (sel is None or any(part in "first call import" for part in sel))
     if not cases and not do_first:
         print(f"no case matches --only {args.only!r}; see --list", file=sys.stderr)
@@ -1219,8 +1219,8 @@ def main(argv=None) -> int:
     notes = Notes()
     if args.isolate:
         results, matrix_info = [], {}
-        for case in cases:
-            result, info = run_isolated(all_cases.index(case), args, scale, t_start)
+        for index, case in zip(chosen, cases):
+            result, info = run_isolated(case, index, args, scale, t_start)
             results.append(result)
             matrix_info.update(info)
     else:

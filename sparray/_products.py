@@ -210,9 +210,7 @@ def sparse_times_dense(A, X):
         # contiguous pass over X costs less than gathering them; it decides when X is finite
         if finite and unread.shape[0] * 4 > X.shape[0] and all_finite(xp, X):
             return Y
-        # with no unread row (no empty column) the finite product has vouched for all of X: no
-        # pass, and on a GPU no read-back, at all
-        if finite and (unread.shape[0] == 0 or all_finite(xp, xp.take(X, unread, axis=0))):
+        if finite and all_finite(xp, xp.take(X, unread, axis=0)):
             return Y
     if all_finite(xp, X):
         if zero_fill:

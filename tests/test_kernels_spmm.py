@@ -573,6 +573,22 @@ def test_bad_column_in_every_slot_of_the_spmv(n, pos):
     np.testing.assert_array_equal(sm.csr_matmul_dense(np.array([0, n]), col, np.ones(n), np.arange(n + 1.0)), expected)
 
 
+@pytest.mark.parametrize("pos", range(7))
+@pytest.mark.parametrize("idx", [np.int64, np.int32])
+def test_bad_column_in_every_slot_of_the_spmm(pos, idx):
+    # one row of 7 entries times 3 columns of x: slots 0-3 in the four-at-a-time step, 4-6 in the tail
+    n = 7
+    col = np.arange(n, dtype=idx)
+    x = np.arange((n + 1) * 3, dtype=np.float64).reshape(n + 1, 3)
+    for v in (n + 1, -1, np.iinfo(idx).max):
+        col[pos] = v
+        with pytest.raises(ValueError, match=rf"col\[{pos}\] = {v} is out of range for {n + 1} columns"):
+            sm.csr_matmul_dense(np.array([0, n], idx), col, np.ones(n), x)
+    col[pos] = pos
+    vals = np.arange(1.0, n + 1)
+    np.testing.assert_array_equal(sm.csr_matmul_dense(np.array([0, n], idx), col, vals, x), [vals @ x[:n]])
+
+
 def spmv_rows(rng, M, K, per_row, idx):
     """A CSR of M rows with about ``per_row`` entries each (some rows empty, one long)."""
     lengths = rng.poisson(per_row, M)

@@ -164,7 +164,8 @@ def test_zero_fill_shortcut_when_most_rows_of_x_are_unread(backend, layout, wher
 @pytest.mark.parametrize("where", ["read", "none"])
 def test_zero_fill_shortcut_when_every_row_of_x_is_read(backend, layout, where, monkeypatch):
     """No column of A is empty, so a finite product has read every row of X and X is finite: from
-    the array's second product on, A @ X makes no finiteness pass at all (on a GPU each one is a
+    the array's second product on, A @ X makes no finiteness pass at all (the gather of the unread
+    rows is empty, and all_finite answers an empty array without a pass; on a GPU a pass is a
     read-back that waits for the device); an inf in X still gives the dense product's inf/nan."""
     from sparray import _dispatch
 
