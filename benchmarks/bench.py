@@ -6,6 +6,7 @@
     python benchmarks/bench.py --only sum      # cases whose "name matrix" contains "sum"
     python benchmarks/bench.py --only "sum,max"  # ... contains "sum" or "max"
     python benchmarks/bench.py --list          # list the cases
+    python benchmarks/bench.py --sweep         # every common op at 1e3 ... 1e7 entries (sweep.py)
 
 Each cell is the median of ``--repeat`` timed calls on prepared inputs, after
 one untimed warm-up call (which also JIT-compiles). The libraries' timed calls
@@ -1148,6 +1149,12 @@ def run_case_process(args, scale: float) -> int:
 
 
 def main(argv=None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    if "--sweep" in argv:  # the size sweep (sweep.py): every common op at 1e3 ... 1e7 entries
+        import sweep
+
+        return sweep.main([a for a in argv if a != "--sweep"])
     try:
         ncores = len(os.sched_getaffinity(0))
     except AttributeError:

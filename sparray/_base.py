@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from . import _lean
 from ._namespace import device_of
 
 __all__ = ["SparseArray"]
@@ -123,6 +124,10 @@ class SparseArray:
 
     def to_layout(self, layout, *, blocksize=None, dense_ndim=None):
         """This array in ``layout`` ("coo", "csr", "csc", "bsr", "bsc"); see ``sparray._conversion.to_layout``."""
+        if blocksize is None and dense_ndim is None:
+            lean = _lean.to_layout(self, layout)  # 2-D NumPy CSR <-> CSC, COO -> CSR: straight to the kernel
+            if lean is not None:
+                return lean
         from ._conversion import to_layout
 
         return to_layout(self, layout, blocksize=blocksize, dense_ndim=dense_ndim)
@@ -366,6 +371,26 @@ def _make_inplace(stem):
 
 for _d in _BINARY_DUNDERS:
     setattr(SparseArray, f"__i{_d}__", _make_inplace(_d))
+
+
+def _lean_first(lean, general):
+    """The dunder ``general`` with the lean path ``lean(self, other)`` tried first (``sparray._lean``:
+    a 2-D NumPy CSR or CSC with a NumPy or scalar operand, straight to its kernel; None when the
+    general path must serve the call)."""
+
+    def op(self, other):
+        out = lean(self, other)
+        return general(self, other) if out is None else out
+
+    op.__name__ = op.__qualname__ = general.__name__
+    op.__doc__ = general.__doc__
+    return op
+
+
+SparseArray.__matmul__ = _lean_first(_lean.matmul, SparseArray.__matmul__)
+SparseArray.__add__ = _lean_first(_lean.add, SparseArray.__add__)
+SparseArray.__mul__ = _lean_first(_lean.multiply, SparseArray.__mul__)
+SparseArray.__rmul__ = _lean_first(_lean.multiply, SparseArray.__rmul__)
 
 # ---- NumPy-named methods (A.sum(axis=0), A.reshape(2, 3), ...): each calls the NumPy function ----------
 from ._numpy_protocols import METHODS as _METHODS, numpy_method as _numpy_method  # noqa: E402

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 
+from . import _lean
 from ._base import SparseArray
 from ._dtypes import dtype_name, resolve_dtype
 from ._fill import normalize_fill
@@ -163,8 +164,10 @@ class Compressed(SparseArray):
         return shape
 
     def _check_contents(self) -> None:
-        """The O(nse) rules (done at most once per array, always before a kernel reads the indices)."""
-        if not self._checked:
+        """The O(nse) rules: once per array, before a kernel first reads the indices, and at every
+        use inside ``with sparray.check_invariants():`` (the check on request: components written
+        in place behind the array's back are seen there)."""
+        if not self._checked or invariant_checks_on():
             from . import _dispatch
 
             xp, nminor = self._xp, self._grid[1]
@@ -239,6 +242,9 @@ class Compressed(SparseArray):
     # --- methods ------------------------------------------------------------------------------------
     def to_dense(self):
         """The dense array (of the components' namespace) this sparse array stands for."""
+        lean = _lean.to_dense(self)  # a 2-D NumPy CSR or CSC: straight to the kernel
+        if lean is not None:
+            return lean
         from ._compress import compressed_to_dense
 
         return compressed_to_dense(self)

@@ -154,8 +154,9 @@ class COO(SparseArray):
         return self
 
     def _check_contents(self) -> None:
-        """The O(nse) checks: every index in range (done at most once per array)."""
-        if not self._checked:
+        """The O(nse) checks: every index in range (once per array, and at every use inside
+        ``with sparray.check_invariants():``)."""
+        if not self._checked or invariant_checks_on():
             check_indices_in_range(self._xp, self._indices, self._shape[: self.sparse_ndim], "COO")
             self._checked = True
 

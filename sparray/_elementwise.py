@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from . import _dispatch
+from . import _dispatch, _lean
 from ._base import SparseArray
 from ._coalesce import flat_values, unflat_values
 from ._conversion import match_layout
@@ -198,9 +198,19 @@ def _make_unary(name, linear):
     return func
 
 
+# binary functions with a lean path for a 2-D NumPy CSR or CSC first operand (sparray._lean)
+_LEAN = {"add": _lean.add, "multiply": _lean.multiply}
+
+
 def _make_binary(name, annihilating):
+    lean = _LEAN.get(name)
+
     def func(x1, x2, /):
         s1, s2 = isinstance(x1, SparseArray), isinstance(x2, SparseArray)
+        if lean is not None and s1:
+            out = lean(x1, x2)
+            if out is not None:
+                return out
         if not (s1 or s2):
             return _fn(namespace_of(x1, x2), name)(x1, x2)
         if s1 and s2:

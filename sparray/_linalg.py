@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 
-from . import _dtypes
+from . import _dtypes, _lean
 from ._base import SparseArray
 from ._coo import COO
 from ._manipulation import (
@@ -135,6 +135,10 @@ def matmul(x1, x2, /):
     [0.0, 1.0, 2.0]
     """
     s1, s2 = isinstance(x1, SparseArray), isinstance(x2, SparseArray)
+    if s1 and not s2:
+        lean = _lean.matmul(x1, x2)  # a 2-D NumPy CSR times a NumPy array: straight to the kernel
+        if lean is not None:
+            return lean
     if not (s1 or s2):
         return namespace_of(x1, x2).matmul(x1, x2)
     xp = _namespace("matmul", x1, x2)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import builtins  # any, min, max... are this module's reductions
 import math
 
-from . import _dispatch
+from . import _dispatch, _lean
 from ._base import SparseArray
 from ._conversion import match_layout
 from ._fill import array_fill_is_zero
@@ -383,7 +383,16 @@ def _finish(xp, kind, seg, counts, n_red, fills, total, correction, present=Fals
 
 
 def _make(kind):
-    if kind in ("sum", "prod"):
+    if kind == "sum":
+
+        def func(x, /, *, axis=None, dtype=None, keepdims=False):
+            if dtype is None and not keepdims and type(axis) is int and isinstance(x, SparseArray):
+                lean = _lean.sum_axis(x, axis)  # a 2-D NumPy CSR or CSC: straight to the kernel
+                if lean is not None:
+                    return lean
+            return match_layout(_reduce(x, axis, keepdims, kind, dtype=dtype), x)
+
+    elif kind == "prod":
 
         def func(x, /, *, axis=None, dtype=None, keepdims=False):
             return match_layout(_reduce(x, axis, keepdims, kind, dtype=dtype), x)

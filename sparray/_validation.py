@@ -1,9 +1,14 @@
 """Validation of components, in two tiers.
 
 - Structural checks (ranks, lengths, dtypes, shape agreement) are O(1) and always run.
-- Content checks (every index in range, non-negative) are O(nse); they run when invariant checks
-  are on (``check_invariants=True`` or inside ``with sparray.check_invariants():``), and in any case
-  once before an index first reaches a kernel, so no kernel ever sees an out-of-range index.
+- Content checks (every index in range, non-negative, sorted within a compressed row) are O(nse);
+  they run once per array, before an index first reaches a kernel, and the array keeps the answer
+  (``_checked``): its products, sums and conversions never pass over its indices again. They run
+  at construction with ``check_invariants=True``, and inside ``with sparray.check_invariants():``
+  at construction and at every use of an array (the check on request: a component written in
+  place behind the array's back is seen there). Outside it such a write is not looked for; the
+  kernels still check every index before they use it as an address, so an index out of range
+  raises ValueError at the next use rather than reading out of bounds.
 
 Errors name the argument and the rule:
 ``ValueError: COO: indices[1, 3] = 7 is out of range for dimension 1 of size 5``.
@@ -27,7 +32,9 @@ INDEX_DTYPES = ("int32", "int64")
 
 @contextlib.contextmanager
 def check_invariants(enabled: bool = True):
-    """Turn the O(nse) invariant checks of every constructor on (or off) inside a ``with`` block.
+    """Turn the O(nse) invariant checks on (or off) inside a ``with`` block: every constructor checks
+    its components, and every use of an existing array checks them again (the arrays' kept answer
+    is not trusted inside the block; the lean paths step aside).
 
     >>> import sparray
     >>> with sparray.check_invariants():

@@ -25,6 +25,9 @@ _jit.set_mode("eager")
 # budget that moves repeated small calls to the kernel): the suite does not compile kernels for
 # argument types only its small cases use.
 sparray._dispatch.SMALL_GENERIC_BUDGET = float("inf")
+# ... and the lean paths (sparray._lean) take a small call only where the registry's kernel ran for
+# its types (test_lean.py checks them with the eager rule on)
+sparray._lean.EAGER_ANY_SIZE = False
 
 
 @pytest.fixture(params=["numba", "generic"])

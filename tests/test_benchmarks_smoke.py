@@ -458,3 +458,25 @@ def test_bench_dask_quick_run():
     rows = [[c.strip() for c in ln.split("|")[1:-1]] for ln in out.splitlines() if ln.startswith("| ") and not ln.startswith("| op")]
     assert [r[0] for r in rows] == ["sum(axis=0)", "X @ v", "X + X.T"]
     assert all(r[1] != "n/a" and r[2] != "n/a" and r[3] == "n/a" and r[5].endswith("x") for r in rows)
+
+
+def test_sweep_quick_run(monkeypatch):
+    """``bench.py --sweep`` at one size and two ops: the table has a row per op, ratios beside times."""
+    sweep = _load("sweep")
+    monkeypatch.setattr(sweep, "WARM_S", 0.01)
+    monkeypatch.setattr(sweep, "CELL_S", 0.01)
+    result = sweep.sweep(sizes=(1000,), only="sum", libs=("sparray", "scipy"), extras=False, log=lambda s: None)
+    ops = [r["op"] for r in result["rows"]]
+    assert ops == ["sum(A, axis=0)", "sum(A, axis=1)"]
+    for r in result["rows"]:
+        assert r["sparray"] > 0 and r["scipy"] > 0
+    text = sweep.table(result)
+    assert "| `sum(A, axis=0)` |" in text and "x (" in text
+
+
+def test_crossover_quick_run():
+    """``crossover.py`` times a kernel's serial and parallel runs and names where parallel wins."""
+    out = subprocess.run([sys.executable, os.path.join(BENCH_DIR, "crossover.py"), "--only", "row sums", "--max-log2", "11"],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "row sums (sum_runs_into)" in out.stdout and "2**11" in out.stdout

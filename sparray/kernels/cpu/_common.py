@@ -29,7 +29,7 @@ from numba.extending import intrinsic
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = [
-    "EXPECTED_DTYPES", "INDEX_DTYPES", "NUMERIC_DTYPES", "SIGNED_OF",
+    "EXPECTED_DTYPES", "INDEX_DTYPES", "NUMERIC_DTYPES", "SERIAL_WORK", "SIGNED_OF",
     "as_index", "as_values", "chunk_bounds", "prefetch_read", "prefetch_write", "row_splits",
 ]  # fmt: skip
 
@@ -42,6 +42,12 @@ NUMERIC_DTYPES = tuple(
         np.float32, np.float64, np.complex64, np.complex128,
     )
 )  # fmt: skip
+#: Below this much work (entries plus rows, times the columns) a product of the lean paths
+#: (``spmm.csr_matmul_into``) runs on the calling thread: waking numba's thread pool for a
+#: parallel region costs 3-8 us, more than such calls take on one core. ``benchmarks/crossover.py``
+#: on this project's 2-core VM: SpMV 2 threads faster from 2**15 entries, SpMM of 8 columns from
+#: 2**13 entries (work 2**16). The other lean kernels have constants of their own, measured the same way.
+SERIAL_WORK = 1 << 15
 EXPECTED_DTYPES = "one of " + ", ".join(d.name for d in NUMERIC_DTYPES)
 SIGNED_OF = {np.dtype(u): np.dtype(s) for u, s in ((np.uint8, np.int8), (np.uint16, np.int16),
                                                    (np.uint32, np.int32), (np.uint64, np.int64))}

@@ -45,11 +45,14 @@ import numpy as np
 from .binary import MODES, OPS, _apply, chunk_count, fused_operands
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
-__all__ = ["merge_apply_rows"]
+__all__ = ["merge_apply_rows", "union_into"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 _U1 = np.uint64(1)
 _INT32_MAX = np.iinfo(np.int32).max
+#: the lean union (``A + B``) runs on the calling thread below this many entries of A and B
+#: (benchmarks/crossover.py)
+UNION_SERIAL_WORK = 1 << 16
 
 
 @numba.njit(inline="always")
@@ -397,4 +400,67 @@ def merge_apply_rows(ptr_a, minor_a, va, fa, ptr_b, minor_b, vb, fb, nminor, mod
         out_vals.resize((n, m), refcheck=False)
     if out_dt != idt and n <= _INT32_MAX:
         out_ptr, out_minor = out_ptr.astype(idt), out_minor.astype(idt)
+    return out_ptr, out_minor, out_vals
+
+
+@numba.njit(inline="always")
+def _inside(ptr, row, n):
+    """Row ``row``'s entries ``[ptr[row], ptr[row + 1])`` clamped into ``[0, n]`` (a reversed pair
+    gives an empty row), as unsigned positions: whatever the pointers hold, no read leaves the row."""
+    lo = min(max(np.int64(ptr[row]), np.int64(0)), n)
+    hi = min(max(np.int64(ptr[row + 1]), lo), n)
+    return np.uint64(lo), np.uint64(hi)
+
+
+@numba.njit(**_JIT)
+def _union_scalar_serial(pa, ma, va, fa, pb, mb, vb, fb, op, out_ptr, out_minor, out_vals):
+    """:func:`_write_union_scalar` as one chunk on the calling thread: every row's union written
+    after the row before it. Returns the entries written, or -1 for pointers that do not cut the
+    entries into rows. Each row's reads stay inside ``[0, na)`` / ``[0, nb)`` whatever the pointers
+    hold, and a row that could pass the allocated bound stops the merge before it writes."""
+    na, nb = np.int64(ma.shape[0]), np.int64(mb.shape[0])
+    nrows = pa.shape[0] - 1
+    cap = out_minor.shape[0]
+    o = 0
+    out_ptr[0] = 0
+    if pa[0] != 0 or pb[0] != 0:
+        return -1
+    for k in range(nrows):
+        if pa[k + 1] < pa[k] or pa[k + 1] > na or pb[k + 1] < pb[k] or pb[k + 1] > nb:
+            return -1  # pointers written in place after validation
+        i, iend = _inside(pa, k, na)
+        j, jend = _inside(pb, k, nb)
+        if o + np.int64(iend - i) + np.int64(jend - j) > cap:
+            return -1
+        o = _union_run(ma, va, fa, mb, vb, fb, i, iend, j, jend, o, op, out_minor, out_vals)
+        out_ptr[k + 1] = o
+    return o
+
+
+def union_into(ptr_a, minor_a, va, fa, ptr_b, minor_b, vb, fb, op, serial=None):
+    """``(ptr, minor, values)``: ``op`` ("add", "subtract", ...) of two unbatched compressed arrays of
+    one shape over the union of their patterns, scalar values (1-D, one dtype of the fused kernels)
+    and 0-d fills: :func:`merge_apply_rows` in mode "union" for callers that proved their operands
+    (the lean paths: pointers and plain indices 1-D C-contiguous, of one dtype across both arrays,
+    the plain indices sorted within each row). On the calling thread below ``UNION_SERIAL_WORK``
+    entries, else :func:`merge_apply_rows`' parallel merge (``serial`` True or False forces one;
+    the same result)."""
+    na, nb = minor_a.shape[0], minor_b.shape[0]
+    if not (na + nb < UNION_SERIAL_WORK if serial is None else serial):
+        m = 1
+        ptr, minor, vals = merge_apply_rows(ptr_a, minor_a, va.reshape(na, m), fa, ptr_b, minor_b, vb.reshape(nb, m), fb,
+                                            0, "union", op)
+        return ptr, minor, vals.reshape(vals.shape[0])
+    cap = na + nb
+    idt = ptr_a.dtype
+    out_ptr = np.empty(ptr_a.shape[0], idt)
+    out_minor = np.empty(cap, idt)
+    out_vals = np.empty(cap, va.dtype)
+    n = _union_scalar_serial(ptr_a, minor_a, va, va.dtype.type(fa), ptr_b, minor_b, vb, vb.dtype.type(fb), OPS[op],
+                             out_ptr, out_minor, out_vals)
+    if n < 0:
+        raise ValueError("union_into: row pointers must be non-decreasing within [0, nse]")
+    if n < cap:
+        out_minor.resize(n, refcheck=False)
+        out_vals.resize(n, refcheck=False)
     return out_ptr, out_minor, out_vals

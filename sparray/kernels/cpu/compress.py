@@ -46,10 +46,21 @@ __all__ = [
     "dense_to_compressed",
     "compressed_to_dense",
     "scatter_blocks",
+    "coo_to_csr_into",
+    "to_dense_into",
+    "transpose_into",
 ]
 
 _JIT = dict(cache=True, nogil=True)
 _PJIT = dict(cache=True, nogil=True, parallel=True)
+#: the lean CSR <-> CSC transpose runs on the calling thread below this many entries plus rows plus
+#: columns: up to there the parallel counting sort's extra passes (a histogram per slice of rows,
+#: their prefix sums) cost more than a second core gives (benchmarks/crossover.py: 4x slower at
+#: 1e5 entries, even at 2**20, faster from 2**21)
+TRANSPOSE_SERIAL_WORK = 1 << 21
+#: the lean COO -> CSR runs on the calling thread below this many entries plus rows
+#: (benchmarks/crossover.py)
+COO_SERIAL_WORK = 1 << 13
 _U1 = np.uint64(1)
 _U2 = np.uint64(2)
 
@@ -1140,3 +1151,357 @@ def scatter_blocks(block_ids, slots, values, nblocks, nslots, fill):
             f"first block_ids[{k}] = {block_ids[k]}, slots[{k}] = {slots[k]}"
         )
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# entries of the lean paths (sparray._lean): one unbatched 2-D array with scalar values,
+# components proven once (1-D, C-contiguous, one index dtype). Each index and pointer is still
+# checked before it is used as an address; a bad one makes the entry return -1.
+# ---------------------------------------------------------------------------------------
+
+
+@numba.njit(**_JIT)
+def _transpose_serial(offsets, minor, values, nminor, t_off, t_minor, t_values):
+    """CSR -> CSC (or back) on the calling thread: the count of each minor index, their prefix
+    sums, then every entry moved in major order, so each new row lists its entries in the old
+    major order (sorted): :func:`transpose_compressed`'s result. Returns 0, or -1 for a minor index
+    out of range or pointers that do not cut ``[0, n)`` into rows (no slot is written twice)."""
+    n = minor.shape[0]
+    nmajor = offsets.shape[0] - 1
+    um = np.uint64(nminor)
+    t_off[:] = 0
+    for k in range(n):
+        j = np.uint64(minor[k])
+        if j >= um:
+            return -1
+        t_off[j + _U1] += 1
+    for j in range(nminor):
+        t_off[j + 1] += t_off[j]
+    cursor = t_off[:nminor].astype(np.uint64)
+    lo = np.int64(offsets[0])
+    if lo != 0:
+        return -1
+    for i in range(nmajor):
+        hi = np.int64(offsets[i + 1])
+        if hi < lo or hi > n:
+            return -1
+        for k in range(np.uint64(lo), np.uint64(hi)):
+            j = np.uint64(minor[k])
+            p = cursor[j]
+            cursor[j] = p + _U1
+            t_minor[p] = i
+            t_values[p] = values[k]
+        lo = hi
+    return 0 if lo == n else -1
+
+
+def transpose_into(offsets, minor, values, nminor, serial=None):
+    """``(t_offsets, t_minor, t_values)``: :func:`transpose_compressed` of one unbatched array with
+    1-D values, in ``offsets``' index dtype, for callers that proved their operands (the lean
+    paths). On the calling thread below ``TRANSPOSE_SERIAL_WORK`` entries plus rows plus columns,
+    else over one slice of major rows per thread (``serial`` True or False forces one; the same
+    result). ValueError for a bad pointer or index."""
+    n = minor.shape[0]
+    nmajor = offsets.shape[0] - 1
+    t_off = np.empty(nminor + 1, offsets.dtype)
+    t_minor = np.empty(n, offsets.dtype)
+    t_values = np.empty(n, values.dtype)
+    if n + nmajor + nminor < TRANSPOSE_SERIAL_WORK if serial is None else serial:
+        status = _transpose_serial(offsets, minor, values, nminor, t_off, t_minor, t_values)
+    else:
+        splits = row_splits(offsets, numba.get_num_threads())
+        status = _transpose_parallel(offsets, minor, values, nminor, splits, t_off, t_minor, t_values)
+    if status < 0:
+        raise ValueError("transpose_into: offsets must cut [0, nse) into rows and every minor index lie in [0, nminor)")
+    return t_off, t_minor, t_values
+
+
+@numba.njit(**_JIT)
+def _to_dense_serial(offsets, minor, values, out, by_rows):
+    """Entry k of row i (``offsets``) written to ``out[i, minor[k]]`` (``by_rows``) or
+    ``out[minor[k], i]`` (a CSC's columns); ``out`` holds the fill already. Returns 0, or -1 for a
+    bad pointer or index (never used as an address)."""
+    n = np.int64(minor.shape[0])
+    nmajor = offsets.shape[0] - 1
+    um = np.uint64(out.shape[1] if by_rows else out.shape[0])
+    lo = np.int64(offsets[0])
+    if lo < 0:
+        return -1
+    for i in range(nmajor):
+        hi = np.int64(offsets[i + 1])
+        if hi < lo or hi > n:
+            return -1
+        for k in range(np.uint64(lo), np.uint64(hi)):
+            j = np.uint64(minor[k])
+            if j >= um:
+                return -1
+            if by_rows:
+                out[i, j] = values[k]
+            else:
+                out[j, i] = values[k]
+        lo = hi
+    return 0
+
+
+def to_dense_into(offsets, minor, values, fill, shape, by_rows):
+    """The dense ``shape`` array of one unbatched CSR (``by_rows``) or CSC with 1-D values and a 0-d
+    ``fill``, on the calling thread (the lean paths; :func:`compressed_to_dense` is the parallel
+    general kernel). ValueError for a bad pointer or index."""
+    # a fill of -0.0 is written out, not left to the zeroed pages
+    zero = fill == 0 and not (np.signbit(np.real(fill)) or np.signbit(np.imag(fill)))
+    out = np.zeros(shape, values.dtype) if zero else np.full(shape, fill, values.dtype)
+    if _to_dense_serial(offsets, minor, values, out, by_rows) < 0:
+        raise ValueError("to_dense_into: offsets must be non-decreasing within [0, nse] and indices in range")
+    return out
+
+
+@numba.njit(inline="always")
+def _sort_run(cols, vals, lo, hi):
+    """Sort ``cols[lo:hi]`` (and ``vals`` alongside) stably: insertion sort for short runs, a
+    stable merge argsort for long ones."""
+    if hi - lo <= 32:
+        for k in range(lo + 1, hi):
+            c, v = cols[k], vals[k]
+            p = k
+            while p > lo and cols[p - 1] > c:
+                cols[p] = cols[p - 1]
+                vals[p] = vals[p - 1]
+                p -= 1
+            cols[p] = c
+            vals[p] = v
+    else:
+        order = np.argsort(cols[lo:hi], kind="mergesort")
+        c2 = cols[lo:hi][order]
+        v2 = vals[lo:hi][order]
+        cols[lo:hi] = c2
+        vals[lo:hi] = v2
+
+
+@numba.njit(inline="always")
+def _dedup_run(cols, vals, lo, hi):
+    """Sorted run ``[lo, hi)``: equal columns summed left to right into the first of them, the
+    distinct ones packed at the run's start. Returns how many remain."""
+    if hi <= lo:
+        return 0
+    o = lo
+    for k in range(lo + 1, hi):
+        if cols[k] == cols[o]:
+            vals[o] += vals[k]
+        else:
+            o += 1
+            cols[o] = cols[k]
+            vals[o] = vals[k]
+    return o + 1 - lo
+
+
+@numba.njit(**_JIT)
+def _coo_rows_serial(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq):
+    """A COO's entries bucketed by row on the calling thread (a count, its prefix sums in ``ptr``,
+    a stable move into ``t_cols``/``t_vals``), each row sorted by column stably and its duplicates
+    summed left to right in input order (``uniq[r]``: the distinct entries left at the start of
+    row r's bucket). Returns the number of distinct entries, or -1 for an index out of range."""
+    n = rows.shape[0]
+    ur, uc = np.uint64(nrows), np.uint64(ncols)
+    ptr[:] = 0
+    for k in range(n):
+        r = np.uint64(rows[k])
+        if r >= ur or np.uint64(cols[k]) >= uc:
+            return -1
+        ptr[r + _U1] += 1
+    for r in range(nrows):
+        ptr[r + 1] += ptr[r]
+    cursor = ptr[:nrows].copy()
+    for k in range(n):
+        r = np.uint64(rows[k])
+        p = cursor[r]
+        cursor[r] = p + 1
+        t_cols[p] = cols[k]
+        t_vals[p] = values[k]
+    total = 0
+    for r in range(nrows):
+        lo, hi = ptr[r], ptr[r + 1]
+        _sort_run(t_cols, t_vals, lo, hi)
+        u = _dedup_run(t_cols, t_vals, lo, hi)
+        uniq[r] = u
+        total += u
+    return total
+
+
+@numba.njit(**_PJIT)
+def _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq, nchunks):
+    """:func:`_coo_rows_serial` over ``nchunks`` slices of the entries: a row histogram per slice,
+    each slice's start in every row from the histograms of the slices before it (so the move is
+    stable), the moves in parallel, then the rows sorted and summed in parallel. Returns the
+    number of distinct entries, or -1 for an index out of range."""
+    n = rows.shape[0]
+    ur, uc = np.uint64(nrows), np.uint64(ncols)
+    hist = np.zeros((nchunks, nrows), np.int64)
+    bad = np.zeros(nchunks, np.int64)
+    for c in numba.prange(nchunks):
+        lo, hi = chunk_bounds(n, c, nchunks)
+        h = hist[c]
+        for k in range(lo, hi):
+            r = np.uint64(rows[k])
+            if r >= ur or np.uint64(cols[k]) >= uc:
+                bad[c] = 1
+                break
+            h[r] += 1
+    if bad.any():
+        return -1
+    # ptr[r]: the entries of rows before r; hist[c, r] becomes slice c's first slot in row r
+    rc = max(1, nchunks)
+    sums = np.zeros(rc + 1, np.int64)
+    for q in numba.prange(rc):
+        r0, r1 = chunk_bounds(nrows, q, rc)
+        s = 0
+        for r in range(r0, r1):
+            for c in range(nchunks):
+                s += hist[c, r]
+        sums[q + 1] = s
+    for q in range(rc):
+        sums[q + 1] += sums[q]
+    for q in numba.prange(rc):
+        r0, r1 = chunk_bounds(nrows, q, rc)
+        s = sums[q]
+        for r in range(r0, r1):
+            ptr[r] = s
+            for c in range(nchunks):
+                cnt = hist[c, r]
+                hist[c, r] = s
+                s += cnt
+    ptr[nrows] = n
+    for c in numba.prange(nchunks):
+        lo, hi = chunk_bounds(n, c, nchunks)
+        h = hist[c]
+        for k in range(lo, hi):
+            r = np.uint64(rows[k])
+            p = h[r]
+            h[r] = p + 1
+            t_cols[p] = cols[k]
+            t_vals[p] = values[k]
+    total = np.zeros(rc, np.int64)
+    for q in numba.prange(rc):
+        r0, r1 = chunk_bounds(nrows, q, rc)
+        t = 0
+        for r in range(r0, r1):
+            lo, hi = ptr[r], ptr[r + 1]
+            _sort_run(t_cols, t_vals, lo, hi)
+            u = _dedup_run(t_cols, t_vals, lo, hi)
+            uniq[r] = u
+            t += u
+        total[q] = t
+    return total.sum()
+
+
+@numba.njit(**_PJIT)
+def _pack_rows(ptr, t_cols, t_vals, uniq, out_ptr, out_cols, out_vals, nchunks):
+    """The distinct entries of each row (the first ``uniq[r]`` of its bucket) packed one row after
+    the other; ``out_ptr`` their row pointers."""
+    nrows = uniq.shape[0]
+    out_ptr[0] = 0
+    for r in range(nrows):
+        out_ptr[r + 1] = out_ptr[r] + uniq[r]
+    for q in numba.prange(nchunks):
+        r0, r1 = chunk_bounds(nrows, q, nchunks)
+        for r in range(r0, r1):
+            src, dst = ptr[r], out_ptr[r]
+            for t in range(uniq[r]):
+                out_cols[dst + t] = t_cols[src + t]
+                out_vals[dst + t] = t_vals[src + t]
+
+
+def coo_to_csr_into(rows, cols, values, nrows, ncols, index_dtype, serial=None):
+    """``(crow, col, values)``: the CSR of a 2-D COO given as ``rows``, ``cols`` (1-D int32/int64,
+    any order, duplicates allowed) and 1-D ``values``, by a counting pass over the rows: entries
+    bucketed by row (stable), each row sorted by column (insertion sort, or a stable merge sort for
+    long rows) and its duplicates summed left to right in input order, as ``coalesce`` sums them.
+    No comparison sort over all entries. Index arrays in ``index_dtype``. On the calling thread
+    below ``COO_SERIAL_WORK`` entries plus rows, else in parallel (``serial`` True or False forces one;
+    the same result). ValueError for an index out of range."""
+    n = rows.shape[0]
+    serial = n + nrows < COO_SERIAL_WORK if serial is None else serial
+    idt = np.dtype(index_dtype)
+    ptr = np.empty(nrows + 1, np.int64)
+    t_cols = np.empty(n, idt)
+    t_vals = np.empty(n, values.dtype)
+    uniq = np.empty(nrows, np.int64)
+    if serial:
+        total = _coo_rows_serial(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq)
+    else:
+        nchunks = numba.get_num_threads()
+        total = _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq, nchunks)
+    if total < 0:
+        raise ValueError(f"coo_to_csr_into: every row index must lie in [0, {nrows}) and every column in [0, {ncols})")
+    if total == n:  # no duplicates: the buckets are the result
+        return ptr.astype(idt), t_cols, t_vals
+    out_ptr = np.empty(nrows + 1, idt)
+    out_cols = np.empty(total, idt)
+    out_vals = np.empty(total, values.dtype)
+    _pack_rows(ptr, t_cols, t_vals, uniq, out_ptr, out_cols, out_vals, 1 if serial else numba.get_num_threads())
+    return out_ptr, out_cols, out_vals
+
+
+@numba.njit(**_PJIT)
+def _transpose_parallel(offsets, minor, values, nminor, splits, t_off, t_minor, t_values):
+    """:func:`_transpose_serial` over the slices of major rows that ``splits`` marks (balanced by
+    entries): a count of each minor index per slice, every slice's start in each new row from the
+    counts of the slices before it (so the move stays in major order: sorted rows), then the
+    slices moved side by side. Returns 0, or -1 for a bad pointer or index (nothing moved then)."""
+    n = np.int64(minor.shape[0])
+    nch = splits.shape[0] - 1
+    um = np.uint64(nminor)
+    hist = np.zeros((nch, nminor), np.int64)
+    bad = np.zeros(nch, np.int64)
+    if np.int64(offsets[0]) != 0 or np.int64(offsets[offsets.shape[0] - 1]) != n:
+        return -1
+    for c in numba.prange(nch):
+        h = hist[c]
+        lo = np.int64(offsets[splits[c]])
+        for i in range(splits[c], splits[c + 1]):
+            hi = np.int64(offsets[i + 1])
+            if hi < lo or hi > n:
+                bad[c] = 1
+                break
+            for k in range(np.uint64(lo), np.uint64(hi)):
+                j = np.uint64(minor[k])
+                if j >= um:
+                    bad[c] = 1
+                    break
+                h[j] += 1
+            if bad[c]:
+                break
+            lo = hi
+    if bad.any():
+        return -1
+    # t_off[j]: the entries of minor indices before j; hist[c, j]: slice c's first slot in row j
+    q = max(1, nch)
+    part = np.zeros(q + 1, np.int64)
+    for b in numba.prange(q):
+        j0, j1 = chunk_bounds(nminor, b, q)
+        s = 0
+        for j in range(j0, j1):
+            for c in range(nch):
+                s += hist[c, j]
+        part[b + 1] = s
+    for b in range(q):
+        part[b + 1] += part[b]
+    for b in numba.prange(q):
+        j0, j1 = chunk_bounds(nminor, b, q)
+        s = part[b]
+        for j in range(j0, j1):
+            t_off[j] = s
+            for c in range(nch):
+                cnt = hist[c, j]
+                hist[c, j] = s
+                s += cnt
+    t_off[nminor] = n
+    for c in numba.prange(nch):
+        h = hist[c]
+        for i in range(splits[c], splits[c + 1]):
+            for k in range(np.uint64(offsets[i]), np.uint64(offsets[i + 1])):
+                j = np.uint64(minor[k])
+                p = np.uint64(h[j])
+                h[j] = p + 1
+                t_minor[p] = i
+                t_values[p] = values[k]
+    return 0

@@ -49,10 +49,13 @@ from ._sort import (
 )
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
-__all__ = ["group_reduce", "group_reduce_rows", "dense_threshold"]
+__all__ = ["group_reduce", "group_reduce_rows", "dense_threshold", "sum_runs_into"]
 
 _PJIT = dict(cache=True, nogil=True, parallel=True)
 _U1 = np.uint64(1)
+#: the lean row sums (``sum_runs_into``) run on the calling thread below this many entries plus runs:
+#: the two parallel passes of group_reduce_rows cost 50 us of set-up (benchmarks/crossover.py)
+RUNS_SERIAL_WORK = 1 << 17
 _ROWCOST = 8  # a run's fixed cost in entries, for balancing chunks of runs (R-MAT's many short rows)
 
 
@@ -562,3 +565,54 @@ def group_reduce_rows(offsets, values, op):
         acc = np.empty((nu, m), vv.dtype)
         _reduce_runs(offsets, vv, OP_CODES[op], splits, first, runs, acc, counts)
     return runs, acc.view(values.dtype), counts
+
+
+@numba.njit(cache=True, nogil=True)
+def _sum_runs_serial(offsets, values, runs, sums):
+    """The non-empty runs of ``values`` (1-D) between ``offsets``, each summed left to right as
+    ``_sum_run`` sums it, into ``runs`` / ``sums`` in order, on the calling thread. Returns their
+    number, or -1 for a pointer below its predecessor or past ``len(values)``."""
+    n = np.int64(values.shape[0])
+    G = offsets.shape[0] - 1
+    lo = np.int64(offsets[0])
+    if lo < 0:
+        return -1
+    nu = 0
+    for g in range(G):
+        hi = np.int64(offsets[g + 1])
+        if hi < lo or hi > n:
+            return -1
+        if hi > lo:
+            i, end = np.uint64(lo), np.uint64(hi)
+            acc = values[i]
+            i += _U1
+            while i < end:
+                acc += values[i]
+                i += _U1
+            runs[nu] = g
+            sums[nu] = acc
+            nu += 1
+        lo = hi
+    return nu
+
+
+def sum_runs_into(offsets, values, serial=None):
+    """``(runs, sums)``: the non-empty runs g (int64, increasing) of the pointers ``offsets`` and the
+    sum of each run of ``values`` (1-D, one of the supported dtypes but bool), left to right: the
+    sum case of :func:`group_reduce_rows` for callers that proved their operands (the lean paths:
+    1-D C-contiguous ``offsets`` of int32/int64 with ``offsets[-1] == len(values)``). On the
+    calling thread below ``RUNS_SERIAL_WORK`` entries and runs, else :func:`group_reduce_rows`' two
+    parallel passes (``serial`` True or False forces one); the same sums either way. ValueError for
+    a bad pointer."""
+    G = offsets.shape[0] - 1
+    n = values.shape[0]
+    if not (n + G < RUNS_SERIAL_WORK if serial is None else serial):
+        runs, acc, _ = group_reduce_rows(offsets, values.reshape(n, 1), "sum")
+        return runs, acc.reshape(acc.shape[0])
+    runs = np.empty(G, np.int64)
+    sums = np.empty(G, values.dtype)
+    nu = _sum_runs_serial(offsets, values, runs, sums)
+    if nu < 0:
+        raise ValueError("sum_runs_into: offsets must start at 0, never decrease and end at len(values)")
+    return runs[:nu], sums[:nu]
+

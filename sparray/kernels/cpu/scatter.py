@@ -41,7 +41,7 @@ from ._common import chunk_bounds, middle_sample, prefetch_write
 from ._sort import threads_for
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
-__all__ = ["scatter_sum", "nonzero_rows"]
+__all__ = ["scatter_sum", "nonzero_rows", "sum_by_key_into"]
 
 _AHEAD = 32  # rows between the prefetch of an accumulator slot and its add
 _UAHEAD = np.uint64(_AHEAD)
@@ -431,3 +431,43 @@ def nonzero_rows(dense):
         raise RuntimeError(f"nonzero_rows: counted {np.diff(starts).tolist()} non-zero rows per slice, gathered {written.tolist()}")
     keys = keys[:total]
     return keys, (out[:total].reshape(total, 1) if m == 1 else np.take(dense, keys, axis=0))
+
+
+@numba.njit(cache=True, nogil=True)
+def _sum_by_key_serial(keys, values, nkeys, keys_out, sums_out):
+    """Sum ``values`` (1-D) by ``keys`` into a zeroed accumulator in entry order, as one thread of
+    :func:`scatter_sum` adds its rows, and keep the keys that hold an entry (increasing) with their
+    sums. Returns their number, or -1 for a key outside ``[0, nkeys)`` (never used as an address)."""
+    acc = np.zeros(nkeys, values.dtype)
+    cnt = np.zeros(nkeys, np.int64)
+    unk = np.uint64(nkeys)
+    for i in range(values.shape[0]):
+        k = np.uint64(keys[i])  # a negative key wraps past nkeys
+        if k >= unk:
+            return -1
+        acc[k] += values[i]
+        cnt[k] += 1
+    nu = 0
+    for k in range(nkeys):
+        if cnt[k]:
+            keys_out[nu] = k
+            sums_out[nu] = acc[k]
+            nu += 1
+    return nu
+
+
+def sum_by_key_into(keys, values, nkeys):
+    """``(present, sums)``: the keys in ``[0, nkeys)`` that ``keys`` holds (int64, increasing) and the
+    sum of ``values`` (1-D, numeric, not bool) over each, added in entry order into a zeroed
+    accumulator: what ``scatter_sum`` of ``values`` with a column of ones beside them gives on one
+    thread, for a compressed array's sums over its major axis (the keys are its plain indices).
+    Serial: for the lean paths' small and middle sizes (the general path's parallel scatter serves
+    larger ones). ValueError for a key out of range."""
+    n = min(nkeys, values.shape[0])
+    keys_out = np.empty(n, np.int64)
+    sums_out = np.empty(n, values.dtype)
+    nu = _sum_by_key_serial(keys, values, nkeys, keys_out, sums_out)
+    if nu < 0:
+        raise ValueError(f"sum_by_key_into: every key must lie in [0, {nkeys})")
+    return keys_out[:nu], sums_out[:nu]
+

@@ -51,6 +51,7 @@ from .._spmm_args import as_blocks, bsc_rows, bsr_block_cols, csc_rows, diagnose
 from ._common import (
     EXPECTED_DTYPES,
     NUMERIC_DTYPES,
+    SERIAL_WORK,
     as_index,
     prefetch_read,
     row_splits,
@@ -58,7 +59,7 @@ from ._common import (
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 from ._sort import threads_for
 
-__all__ = ["bsc_matmul_dense", "bsr_matmul_dense", "csc_matmul_dense", "csr_matmul_dense"]
+__all__ = ["bsc_matmul_dense", "bsr_matmul_dense", "csc_matmul_dense", "csr_matmul_dense", "csr_matmul_into"]
 
 # "contract": a product and the sum it goes into may be fused (FMA, one rounding instead of two);
 # nan, inf and the order of the sums stay as written. Poisson SpMV, 1e7 entries, Xeon VM: 2 threads
@@ -117,7 +118,7 @@ def _operands(fname, values, vname, x):
 
 
 def _tile(dtype):
-    return max(1, _TILE_BYTES // np.dtype(dtype).itemsize)
+    return max(1, _TILE_BYTES // dtype.itemsize)
 
 
 def _result(y2, vector, report_finite=False, finite=True):
@@ -359,9 +360,49 @@ def _csr(crow, col, values, x, y, nchunks, tile, short):
     return status
 
 
+@numba.njit(**_JIT)
+def _csr_serial(crow, col, values, x, y, tile, short):
+    """``_csr`` on the calling thread, every row in one chunk (the same row loops, so the same
+    result to the bit); one status, not an array: no parallel region to wake for small products."""
+    lo = np.int64(crow[0])
+    if lo < 0:
+        return _BAD_POINTER
+    r1 = np.uint64(crow.shape[0] - 1)
+    if x.shape[1] == 1:
+        xv = x.reshape(x.shape[0])
+        yv = y.reshape(y.shape[0])
+        if short:
+            return _csr_mv_short_rows(crow, col, values, xv, yv, _U0, r1, lo)
+        return _csr_mv_rows(crow, col, values, xv, yv, _U0, r1, lo)
+    return _csr_mm_rows(crow, col, values, x, y, _U0, r1, lo, tile)
+
+
 def _nchunks():
     nt = numba.get_num_threads()
     return 1 if nt == 1 else nt * _CHUNKS_PER_THREAD
+
+
+def csr_matmul_into(crow, col, values, x2, y, serial=None):
+    """``y[...] = A @ x2`` for a CSR A whose operands are already in the kernels' form: ``crow``
+    and ``col`` 1-D C-contiguous of one dtype (int32/int64), ``crow[0] == 0``, ``crow[-1] ==
+    nse``, at least one row and one entry; ``values`` (nse,) and ``x2`` (K, N) C-contiguous of one
+    dtype of :data:`NUMERIC_DTYPES`; ``y`` (M, N) C-contiguous. No conversion and no argument
+    check beyond the kernel's own (each pointer and column index is still checked before use):
+    the entry of the lean paths (``sparray._lean``), which prove these once per array.
+
+    Runs on the calling thread below ``SERIAL_WORK`` entries and rows times columns (the
+    crossover measured in ``benchmarks/crossover.py``), else in parallel (``serial`` True or False
+    forces one: the two give the same bits, each row being summed by the same loop). Returns the kernel's
+    status: 0 (or ``_NONFINITE``, set when some element of y is not finite) when every index was
+    valid; anything else means a bad pointer or index (call :func:`csr_matmul_dense` or
+    ``diagnose`` for the message)."""
+    M, N = y.shape
+    nse = col.shape[0]
+    short = nse < _SHORT_ROWS * M
+    if (nse + M) * N < SERIAL_WORK if serial is None else serial:
+        return _csr_serial(crow, col, values, x2, y, max(1, _TILE_BYTES // x2.itemsize), short)
+    status = _csr(crow, col, values, x2, y, _nchunks(), _tile(x2.dtype), short)
+    return int(np.bitwise_or.reduce(status))
 
 
 def csr_matmul_dense(crow, col, values, x, report_finite=False):
@@ -401,13 +442,11 @@ def csr_matmul_dense(crow, col, values, x, report_finite=False):
         diagnose(fname, crow, "crow", col, "col", K, "columns")
         y[...] = 0
         return _result(y, vector, report_finite, True)
-    with threads_for((nse + M) * N):
-        short = nse < _SHORT_ROWS * M
-        status = _csr(crow, col, values, x2, y, _nchunks(), _tile(x2.dtype), short)
-    if (status & ~_NONFINITE).any():
+    status = csr_matmul_into(crow, col, values, x2, y)
+    if status & ~_NONFINITE:
         diagnose(fname, crow, "crow", col, "col", K, "columns")
         raise AssertionError(f"{fname}: the kernel reported invalid input that was not found")
-    return _result(y, vector, report_finite, not (status & _NONFINITE).any())
+    return _result(y, vector, report_finite, not status & _NONFINITE)
 
 
 @numba.njit(**_JIT)
