@@ -76,6 +76,12 @@ def _cases():
         return (lambda: compress.transpose_into(ptr, idx, val, n, serial=True),
                 lambda: compress.transpose_into(ptr, idx, val, n, serial=False))
 
+    def to_dense(nse):
+        ptr, idx, val, n = _csr(nse, 1)
+        z = np.zeros(())
+        return (lambda: compress.to_dense_into(ptr, idx, val, z, (n, n), True, serial=True),
+                lambda: compress.to_dense_into(ptr, idx, val, z, (n, n), True, serial=False))
+
     def coo(nse):
         ptr, idx, val, n = _csr(nse, 1)
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
@@ -91,6 +97,7 @@ def _cases():
         ("column sums (sum_by_key_into | scatter_sum)", column_sums, "sparray/_lean.py: MAJOR_SUM_SERIAL_MAX (entries + columns)"),
         ("A + B (union_into)", union, "binary_rows.UNION_SERIAL_WORK (entries of A and B)"),
         ("CSR -> CSC (transpose_into)", transpose, "compress.TRANSPOSE_SERIAL_WORK (entries + rows + columns)"),
+        ("CSR -> dense (to_dense_into)", to_dense, "compress.DENSE_SERIAL_WORK counts dense elements: 2**12 entries are 2**17 elements"),
         ("COO -> CSR (coo_to_csr_into)", coo, "SERIAL_WORK (entries + rows)"),
     ]
 

@@ -1,14 +1,15 @@
 #!/usr/bin/env python
 """The size sweep: every common operation at 1e3 ... 1e7 entries, sparray beside scipy and torch.
 
-    python benchmarks/bench.py --sweep                 # the whole sweep, ~10 min
+    python benchmarks/bench.py --sweep                 # the whole sweep, ~12 min
     python benchmarks/bench.py --sweep --sizes 1e3,1e4 # some sizes only
     python benchmarks/bench.py --sweep --only "A @ x"  # ops whose name contains this
 
 What a user meets: square random CSR matrices with 10 entries per row (float64 values, int32
 indices, distinct positions drawn uniformly), built by scipy and handed to sparray with
 ``from_scipy`` and to torch as ``sparse_csr_tensor``; every operation called in a loop in one
-ordinary process (no memory warmed before a call, results freed as a program frees them), the
+ordinary process (each size in a fresh process of its own; no memory warmed before a call, results
+freed as a program frees them), the
 kernels compiled before timing (``SPARRAY_JIT=eager``) and every library warmed up for
 ``WARM_S`` (so a loop's small calls have left sparray's generic start-up path), default threads.
 sparray's and scipy's timed batches alternate (one batch of each per round, so a slow spell of a
@@ -237,8 +238,16 @@ def _cell(res, lib="sparray"):
     return f"{res['scipy'] / res[lib]:.2f}x"
 
 
-def sweep(sizes=SIZES, only=None, threads=None, libs=("sparray", "scipy", "torch"), extras=True, log=print):
-    """Run the sweep; returns {"rows": [{op, nse, times...}], "machine": ...}."""
+def sweep(sizes=SIZES, only=None, threads=None, libs=("sparray", "scipy", "torch"), extras=True, log=print,
+          isolate=False):
+    """Run the sweep; returns {"rows": [{op, nse, times...}], "threads", "machine", "versions"}.
+
+    ``isolate``: each size, and each extra row, in a fresh process of its own (``--isolate``, the
+    default of ``main``): deep in one long process a row inherits the allocator's state that the
+    1e7-entry rows before it left (SpGEMM Poisson read 226 ms for sparray and 323 ms for scipy
+    after the 1e7 rows, 80 and 107 ms in a fresh process), as ``bench.py`` found for its cases."""
+    if isolate:
+        return _sweep_isolated(sizes, only, threads, libs, extras, log)
     import numba
 
     import sparray  # noqa: F401
@@ -273,49 +282,76 @@ def sweep(sizes=SIZES, only=None, threads=None, libs=("sparray", "scipy", "torch
         del inputs
         gc.collect()
     if extras and only is None:
-        rows += _extra_rows(libs, triad, log)
+        for which in EXTRAS:
+            rows.append(_extra_row(which, libs, log))
     return {"rows": rows, "threads": threads, "machine": platform.processor() or platform.machine(),
             "versions": _versions(libs)}
 
 
-def _extra_rows(libs, triad, log):
-    """The two compressed-layouts rows that read short in an ordinary process (1e7 / 5e6 entries)."""
+def _sweep_isolated(sizes, only, threads, libs, extras, log):
+    """:func:`sweep` with every size and every extra row in a child process (``--part``)."""
+    import subprocess
+    import tempfile
+
+    parts = [("size", str(n)) for n in sizes] + ([("extra", e) for e in EXTRAS] if extras and only is None else [])
+    rows, meta = [], {}
+    for kind, what in parts:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "part.json")
+            cmd = [sys.executable, os.path.abspath(__file__), "--part", f"{kind}:{what}", "--json", out]
+            cmd += ["--only", only] if only else []
+            cmd += ["--threads", str(threads)] if threads else []
+            cmd += ["--no-torch"] if "torch" not in libs else []
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for line in proc.stdout.splitlines():
+                if line.startswith(("  ", "# 1e", "# ")) and not line.startswith("# sweep"):
+                    log(line)
+            if proc.returncode != 0 or not os.path.exists(out):
+                log(f"  {kind} {what}: child failed (exit {proc.returncode}): {proc.stdout.strip().splitlines()[-1:]}")
+                continue
+            with open(out) as f:
+                part = json.load(f)
+        rows += part["rows"]
+        meta = {k: v for k, v in part.items() if k != "rows"}
+    return {"rows": rows, **meta}
+
+
+EXTRAS = ("rmat_add", "spgemm")
+
+
+def _extra_row(which, libs, log):
+    """One of the compressed-layouts rows that read short in an ordinary process: ``A + B`` of the
+    R-MAT matrix and its transpose (1e7 entries), SpGEMM ``A @ A`` of the 1e6-row Poisson matrix."""
     from sparray.interop.scipy import from_scipy
 
-    out = []
-    rm = matrices.get("rmat")
-    S = _scipy_csr(rm)
-    row, col, val, (n, m) = rm
-    ST = _scipy_csr((col, row, val, (m, n)))
-    A, AT = from_scipy(S), from_scipy(ST)
-    calls = {"sparray": lambda: A + AT, "scipy": lambda: S + ST}
-    if "torch" in libs:
+    def t_csr(X):
         import torch
 
-        def t_csr(X):
-            return torch.sparse_csr_tensor(torch.from_numpy(X.indptr), torch.from_numpy(X.indices),
-                                           torch.from_numpy(X.data), X.shape)
+        return torch.sparse_csr_tensor(torch.from_numpy(X.indptr), torch.from_numpy(X.indices),
+                                       torch.from_numpy(X.data), X.shape)
 
-        TA, TT = t_csr(S), t_csr(ST)
-        calls["torch"] = lambda: TA + TT
+    if which == "rmat_add":
+        rm = matrices.get("rmat")
+        S = _scipy_csr(rm)
+        row, col, val, (n, m) = rm
+        ST = _scipy_csr((col, row, val, (m, n)))
+        A, AT = from_scipy(S), from_scipy(ST)
+        calls = {"sparray": lambda: A + AT, "scipy": lambda: S + ST}
+        if "torch" in libs:
+            TA, TT = t_csr(S), t_csr(ST)
+            calls["torch"] = lambda: TA + TT
+        name, nse = "A + B (R-MAT + its transpose)", S.nnz
+    else:
+        P = _scipy_csr(matrices.get("poisson1m"))
+        PA = from_scipy(P)
+        calls = {"sparray": lambda: PA @ PA, "scipy": lambda: P @ P}
+        if "torch" in libs:
+            TP = t_csr(P)
+            calls["torch"] = lambda: TP @ TP
+        name, nse = "SpGEMM A @ A (Poisson, 1e6 rows)", P.nnz
     res = time_row(calls)
-    out.append({"op": "A + B (R-MAT + its transpose)", "nse": S.nnz, **res})
-    log(f"  A + B rmat+rmat_t  {res}")
-    del A, AT, S, ST, calls
-    gc.collect()
-    P = _scipy_csr(matrices.get("poisson1m"))
-    PA = from_scipy(P)
-    calls = {"sparray": lambda: PA @ PA, "scipy": lambda: P @ P}
-    if "torch" in libs:
-        import torch
-
-        TP = torch.sparse_csr_tensor(torch.from_numpy(P.indptr), torch.from_numpy(P.indices),
-                                     torch.from_numpy(P.data), P.shape)
-        calls["torch"] = lambda: TP @ TP
-    res = time_row(calls)
-    out.append({"op": "SpGEMM A @ A (Poisson, 1e6 rows)", "nse": P.nnz, **res})
-    log(f"  SpGEMM poisson1m   {res}")
-    return out
+    log(f"  {name}: " + "  ".join(f"{lib} {_fmt_t(v)}" for lib, v in res.items() if isinstance(v, float)))
+    return {"op": name, "nse": nse, **res}
 
 
 def _versions(libs):
@@ -380,14 +416,30 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=None, help="numba and torch threads (default: numba's default)")
     ap.add_argument("--no-torch", action="store_true", help="leave torch out")
     ap.add_argument("--no-extras", action="store_true", help="leave out the two large compressed-layout rows")
+    ap.add_argument("--one-process", action="store_true",
+                    help="every size in this process (default: each size, and each extra row, in a fresh one)")
     ap.add_argument("--json", default=None, help="also write the results to this JSON file")
+    ap.add_argument("--part", default=None, help=argparse.SUPPRESS)  # a child: "size:N" or "extra:NAME"
     args = ap.parse_args(argv)
-    sizes = SIZES if args.sizes is None else tuple(int(float(s)) for s in args.sizes.split(","))
     libs = ("sparray", "scipy") if args.no_torch else ("sparray", "scipy", "torch")
+    if args.part:
+        kind, _, what = args.part.partition(":")
+        if kind == "size":
+            result = sweep((int(what),), args.only, args.threads, libs, extras=False, log=lambda s: print(s, flush=True))
+        else:
+            import numba
+
+            result = {"rows": [_extra_row(what, libs, lambda s: print(s, flush=True))],
+                      "threads": numba.get_num_threads(), "machine": platform.processor() or platform.machine(),
+                      "versions": _versions(libs)}
+        with open(args.json, "w") as f:
+            json.dump(result, f)
+        return 0
+    sizes = SIZES if args.sizes is None else tuple(int(float(s)) for s in args.sizes.split(","))
     print(f"# sweep: {platform.node()}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}", flush=True)
     result = sweep(sizes, args.only, args.threads, libs, extras=not args.no_extras,
-                   log=lambda s: print(s, flush=True))
-    print(f"\n# threads {result['threads']}, versions {result['versions']}, load {os.getloadavg()[0]:.2f}")
+                   log=lambda s: print(s, flush=True), isolate=not args.one_process)
+    print(f"\n# threads {result.get('threads')}, versions {result.get('versions')}, load {os.getloadavg()[0]:.2f}")
     print("# scipy / sparray (above 1: sparray faster), (sparray time vs scipy time)\n")
     print(table(result))
     if args.json:

@@ -64,7 +64,7 @@ class LeanMatrix:
     """
 
     __slots__ = ("A", "ptr", "idx", "values", "nmajor", "nminor", "shape", "dtype", "zero_fill", "present",
-                 "warm", "products", "layout")  # fmt: skip
+                 "all_read", "warm", "products", "layout", "mv")  # fmt: skip
 
     def __init__(self, A):
         self.A = A
@@ -75,6 +75,8 @@ class LeanMatrix:
         self.dtype = A._values.dtype
         self.zero_fill = array_fill_is_zero(A)
         self.present = None
+        self.all_read = None  # every column holds an entry: kept once a second product asks
+        self.mv = None
         self.warm = set()
         self.products = 0
 
@@ -121,10 +123,15 @@ def _invalid(*arrays):
         A._check_contents()
 
 
+#: False sends every call to the general path (tests of the registry's own rules switch it off)
+ENABLED = True
+
+
 def _forced() -> bool:
-    """Whether the lean paths step aside: a backend is forced, or invariant checks are on (inside
-    ``with sparray.check_invariants():`` every use of an array re-validates it: the general path's)."""
-    return _dispatch.forced_backend() is not None or invariant_checks_on()
+    """Whether the lean paths step aside: switched off, a backend forced, or invariant checks on
+    (inside ``with sparray.check_invariants():`` every use of an array re-validates it: the
+    general path's)."""
+    return not ENABLED or _dispatch.forced_backend() is not None or invariant_checks_on()
 
 
 #: In the eager JIT mode (``SPARRAY_JIT=eager``: kernels compile in the caller's process on first
@@ -155,6 +162,7 @@ def _warm(st, op, general_keys, work) -> bool:
 
 # --- A @ x -----------------------------------------------------------------------------------------
 _KERNELS: dict = {}
+_SERIAL_WORK = []  # kernels.cpu._common.SERIAL_WORK, read once the kernels are loaded
 
 
 def _kernels(name):
@@ -164,6 +172,8 @@ def _kernels(name):
         import importlib
 
         mod = _KERNELS[name] = importlib.import_module(f"sparray.kernels.cpu.{name}")
+        if not _SERIAL_WORK:
+            _SERIAL_WORK.append(importlib.import_module("sparray.kernels.cpu._common").SERIAL_WORK)
     return mod
 
 
@@ -178,9 +188,7 @@ def _present_minor(st):
     """The minor indices (a CSR's columns) that hold at least one entry, increasing (int64): a
     property of the pattern, found by one pass over the plain indices and kept."""
     if st.present is None:
-        seen = np.zeros(st.nminor, dtype=np.bool_)
-        seen[st.idx] = True
-        st.present = np.flatnonzero(seen)
+        st.present = _kernels("occupancy").used_minor(st.idx, st.nminor)  # a parallel pass
     return st.present
 
 
@@ -208,8 +216,7 @@ def matmul(A, x):
     if x.ndim == 1:
         if x.shape[0] != K:
             return None
-        x2 = x.reshape(K, 1)
-        N = 1
+        x2, N = x, 1  # reshaped to (K, 1) only for the parallel kernel
     elif x.ndim == 2:
         if x.shape[0] != K or x.shape[1] == 0:
             return None
@@ -221,22 +228,34 @@ def matmul(A, x):
     M = st.nmajor
     if "matmul" not in st.warm and not _warm(st, "matmul", lambda: _product_keys(st, x), (st.values.shape[0] + M) * N):
         return None
-    y = np.empty((M, N), st.dtype)
-    status = _kernels("spmm").csr_matmul_into(st.ptr, st.idx, st.values, x2, y)
+    spmm = _kernels("spmm")
+    if st.mv is None:  # kept: the SpMV loop (short rows or not), the SpMM tile, the work of one column
+        nse = st.values.shape[0]
+        st.mv = (nse < spmm.SHORT_ROWS * M, spmm.tile_of(st.dtype), nse + M)
+    short, tile, work = st.mv
+    if work * N >= _SERIAL_WORK[0]:
+        y = np.empty((M, N), st.dtype)
+        status = spmm.csr_matmul_into(st.ptr, st.idx, st.values, x2.reshape(K, N), y, serial=False)
+        out = y.reshape(M) if x.ndim == 1 else y
+    elif x.ndim == 1:
+        out = np.empty(M, st.dtype)
+        status = spmm.csr_spmv_serial(st.ptr, st.idx, st.values, x, out, short)
+    else:
+        out = np.empty((M, N), st.dtype)
+        status = spmm.csr_matmul_serial(st.ptr, st.idx, st.values, x2, out, tile, short)
     if status & _BAD_STATUS:
         return _invalid(A)
     st.products += 1
-    if status == 0:
-        # a finite product: every read row of x was finite; the unread ones are checked
-        if st.products == 1 and x.size <= st.values.shape[0]:
-            exact = _finite(x)  # a one-off product: a pass over x costs less than one over the columns
-        else:
-            exact = not _columns_unread(st) or _finite(x)
-    else:
-        exact = _finite(x)
-    if not exact:
-        return None
-    return y.reshape(M) if x.ndim == 1 else y
+    if status == 0:  # a finite product: every row of x it read was finite
+        if st.all_read:
+            return out
+        if st.all_read is None and (st.products > 1 or x.size > st.values.shape[0]):
+            st.all_read = not _columns_unread(st)  # one pass over the columns, once per array
+            if st.all_read:
+                return out
+    # the rows of x no entry reads (or, for a non-finite y, all of x) must be finite: a one-off
+    # product checks x (a pass over x costs less than one over the columns)
+    return out if _finite(x) else None
 
 
 def _finite(x) -> bool:
@@ -397,31 +416,27 @@ def multiply(A, s):
 
 
 # --- conversions --------------------------------------------------------------------------------------
-#: dense results of more than this many elements with a non-zero fill come from the general
-#: path's parallel kernel (it writes the fill with both cores)
-DENSE_SERIAL_MAX = 1 << 22
-
-
 def to_dense(A):
-    """``A.to_dense()`` of a 2-D NumPy CSR or CSC (any 0-d fill) on the calling thread, or None for
-    the general path. A zero fill starts from ``np.zeros``, whose pages the operating system hands
-    out zeroed when first touched: only the pages that hold an entry are ever written (as scipy's
-    ``toarray`` does), where filling every row first would touch them all. A non-zero fill above
-    :data:`DENSE_SERIAL_MAX` elements goes to the general path's parallel kernel."""
+    """``A.to_dense()`` of a 2-D NumPy CSR or CSC (any 0-d fill), or None for the general path: a
+    CSR's rows each set to the fill and given their entries in one pass over the result (in
+    parallel for large results), a CSC's entries written into a filled array on one thread."""
     st = A.__dict__.get("_lean")
     if st is None:
         st = lean_of(A)
     if not st or _forced():
         return None
     M, N = st.shape
-    if M * N > DENSE_SERIAL_MAX and not st.zero_fill:
-        return None
+    if st.layout == "csc" and M * N >= _CSC_DENSE_SERIAL_MAX:
+        return None  # the general path's rows in parallel, then its transpose
     if "to_dense" not in st.warm and not _warm(st, "to_dense", lambda: _to_dense_keys(st), M * N + st.values.shape[0]):
         return None
     try:
         return _kernels("compress").to_dense_into(st.ptr, st.idx, st.values, A._fill, st.shape, st.layout == "csr")
     except ValueError:
         return _invalid(A)
+
+
+_CSC_DENSE_SERIAL_MAX = 1 << 22  # a CSC's dense result above this many elements: the general path
 
 
 def _to_dense_keys(st):
@@ -457,12 +472,13 @@ def _transpose_keys(st):
 
 
 def coo_to_csr(A):
-    """The CSR of a 2-D NumPy COO without dense dims (in any order, duplicates allowed) by one counting
-    pass over its rows, or None for the general path. The general path's result: duplicates summed
+    """The CSR of a 2-D NumPy COO without dense dims not known to be coalesced (in any order,
+    duplicates allowed) by one counting pass over its rows, or None for the general path (which
+    serves a coalesced COO with one pass over its sorted rows, sharing its other buffers). The general path's result: duplicates summed
     left to right in input order (as ``coalesce`` sums them), columns sorted within each row, the
     index dtype of ``index_dtype_for``."""
-    if A.__dict__.get("_lean") is False:
-        return None
+    if A.__dict__.get("_lean") is False or A._coalesced:
+        return None  # a coalesced COO: the general path takes its row pointers and shares its buffers
     ind, values = A._indices, A._values
     if (type(ind) is not np.ndarray or ind.shape[0] != 2 or values.ndim != 1 or values.shape[0] == 0
             or ind.dtype.str not in _INDEX_DTYPES or values.dtype.str not in _VALUE_DTYPES or 0 in A._shape):

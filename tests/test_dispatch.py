@@ -234,6 +234,7 @@ def test_small_reduction_after_a_large_one_takes_the_kernel_and_matches_numpy(mo
 
     big, _ = csr(400, 0.2)  # 32,000 entries: above SMALL_WORK
     small, D = csr(60, 0.3)  # about 1,000 entries; more than 16 rows (no pairwise few-row route)
+    monkeypatch.setattr(sparray._lean, "ENABLED", False)  # the registry's rule, not the lean paths' (test_lean.py)
     _jit._RAN.clear()
     monkeypatch.setattr(_dispatch, "_lookup", spy)
     sparray.sum(big, axis=0)

@@ -109,8 +109,8 @@ def test_matmul_leaves_other_calls_to_the_general_path():
 
 
 @pytest.mark.parametrize("layout", ["csr", "csc"])
-@pytest.mark.parametrize("n,m,per_row", SIZES + [(20000, 21000, 10)])
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+@pytest.mark.parametrize("n,m,per_row,dtype", [(n, m, r, dt) for n, m, r in SIZES for dt in (np.float64, np.float32, np.complex128)]
+                         + [(20000, 21000, 10, np.float64)])  # the parallel kernels: one dtype (compile time)
 def test_sums_match_general_and_dense(layout, n, m, per_row, dtype):
     A = _csr(n, m, per_row, dtype, np.int32, seed=4, layout=layout)
     D = A.to_dense()

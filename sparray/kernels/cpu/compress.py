@@ -35,7 +35,7 @@ from numba import types
 from numba.extending import overload
 
 from .. import KernelDeclined
-from ._common import as_index, chunk_bounds, middle_sample, prefetch_write, row_splits
+from ._common import as_index, chunk_bounds, middle_sample, prefetch_write, row_splits, scratch
 from ._sort import SUPPORTED_DTYPES, threads_for
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
@@ -1209,18 +1209,21 @@ def transpose_into(offsets, minor, values, nminor, serial=None):
     if n + nmajor + nminor < TRANSPOSE_SERIAL_WORK if serial is None else serial:
         status = _transpose_serial(offsets, minor, values, nminor, t_off, t_minor, t_values)
     else:
-        splits = row_splits(offsets, numba.get_num_threads())
-        status = _transpose_parallel(offsets, minor, values, nminor, splits, t_off, t_minor, t_values)
+        T = numba.get_num_threads()
+        hist = scratch("transpose.hist", (T, nminor), np.int64)
+        status = _transpose_parallel(offsets, minor, values, nminor, row_splits(offsets, T), t_off, t_minor, t_values,
+                                     hist)
     if status < 0:
         raise ValueError("transpose_into: offsets must cut [0, nse) into rows and every minor index lie in [0, nminor)")
     return t_off, t_minor, t_values
 
 
 @numba.njit(**_JIT)
-def _to_dense_serial(offsets, minor, values, out, by_rows):
-    """Entry k of row i (``offsets``) written to ``out[i, minor[k]]`` (``by_rows``) or
-    ``out[minor[k], i]`` (a CSC's columns); ``out`` holds the fill already. Returns 0, or -1 for a
-    bad pointer or index (never used as an address)."""
+def _to_dense_serial(offsets, minor, values, fill, out, by_rows):
+    """Entry k of major row i (``offsets``) written to ``out[i, minor[k]]`` (``by_rows``: a CSR, each
+    row of ``out`` set to ``fill`` first, one pass over the result) or ``out[minor[k], i]`` (a CSC's
+    columns; ``out`` holds the fill already). Returns 0, or -1 for a bad pointer or index (never
+    used as an address)."""
     n = np.int64(minor.shape[0])
     nmajor = offsets.shape[0] - 1
     um = np.uint64(out.shape[1] if by_rows else out.shape[0])
@@ -1231,26 +1234,73 @@ def _to_dense_serial(offsets, minor, values, out, by_rows):
         hi = np.int64(offsets[i + 1])
         if hi < lo or hi > n:
             return -1
-        for k in range(np.uint64(lo), np.uint64(hi)):
-            j = np.uint64(minor[k])
-            if j >= um:
-                return -1
-            if by_rows:
-                out[i, j] = values[k]
-            else:
+        if by_rows:
+            row = out[i]
+            row[:] = fill
+            for k in range(np.uint64(lo), np.uint64(hi)):
+                j = np.uint64(minor[k])
+                if j >= um:
+                    return -1
+                row[j] = values[k]
+        else:
+            for k in range(np.uint64(lo), np.uint64(hi)):
+                j = np.uint64(minor[k])
+                if j >= um:
+                    return -1
                 out[j, i] = values[k]
         lo = hi
     return 0
 
 
-def to_dense_into(offsets, minor, values, fill, shape, by_rows):
+@numba.njit(**_PJIT)
+def _to_dense_rows_parallel(offsets, minor, values, fill, out, nchunks):
+    """:func:`_to_dense_serial` for a CSR (``by_rows``) over ``nchunks`` slices of rows, one per
+    thread: each row set to the fill and given its entries while in cache. Returns 0, or -1 for a
+    bad pointer or index (rows before it may be written, none outside ``out``)."""
+    n = np.int64(minor.shape[0])
+    M = out.shape[0]
+    um = np.uint64(out.shape[1])
+    bad = np.zeros(nchunks, np.int64)
+    for c in numba.prange(nchunks):
+        r0, r1 = chunk_bounds(M, c, nchunks)
+        for i in range(r0, r1):
+            lo, hi = np.int64(offsets[i]), np.int64(offsets[i + _U1])
+            if lo < 0 or hi < lo or hi > n:
+                bad[c] = 1
+                break
+            row = out[i]
+            row[:] = fill
+            for k in range(np.uint64(lo), np.uint64(hi)):
+                j = np.uint64(minor[k])
+                if j >= um:
+                    bad[c] = 1
+                    break
+                row[j] = values[k]
+            if bad[c]:
+                break
+    return -1 if bad.any() else 0
+
+
+#: the lean CSR -> dense runs on the calling thread below this many dense elements, else over one
+#: slice of rows per thread (benchmarks/crossover.py)
+DENSE_SERIAL_WORK = 1 << 16
+
+
+def to_dense_into(offsets, minor, values, fill, shape, by_rows, serial=None):
     """The dense ``shape`` array of one unbatched CSR (``by_rows``) or CSC with 1-D values and a 0-d
-    ``fill``, on the calling thread (the lean paths; :func:`compressed_to_dense` is the parallel
-    general kernel). ValueError for a bad pointer or index."""
-    # a fill of -0.0 is written out, not left to the zeroed pages
-    zero = fill == 0 and not (np.signbit(np.real(fill)) or np.signbit(np.imag(fill)))
-    out = np.zeros(shape, values.dtype) if zero else np.full(shape, fill, values.dtype)
-    if _to_dense_serial(offsets, minor, values, out, by_rows) < 0:
+    ``fill`` (the lean paths). A CSR's rows are each set to the fill and then get their entries,
+    one pass over the result: on the calling thread below ``DENSE_SERIAL_WORK`` elements, else one
+    slice of rows per thread (``serial`` True or False forces one); a CSC's entries
+    are written on the calling thread into an array filled first. ValueError for a bad pointer or
+    index."""
+    M, N = shape
+    fill_v = values.dtype.type(fill)
+    out = np.empty(shape, values.dtype) if by_rows else np.full(shape, fill_v, values.dtype)
+    if by_rows and not (M * N < DENSE_SERIAL_WORK if serial is None else serial):
+        status = _to_dense_rows_parallel(offsets, minor, values, fill_v, out, numba.get_num_threads())
+    else:
+        status = _to_dense_serial(offsets, minor, values, fill_v, out, by_rows)
+    if status < 0:
         raise ValueError("to_dense_into: offsets must be non-decreasing within [0, nse] and indices in range")
     return out
 
@@ -1328,18 +1378,19 @@ def _coo_rows_serial(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq
 
 
 @numba.njit(**_PJIT)
-def _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq, nchunks):
-    """:func:`_coo_rows_serial` over ``nchunks`` slices of the entries: a row histogram per slice,
-    each slice's start in every row from the histograms of the slices before it (so the move is
-    stable), the moves in parallel, then the rows sorted and summed in parallel. Returns the
-    number of distinct entries, or -1 for an index out of range."""
+def _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq, hist):
+    """:func:`_coo_rows_serial` over ``len(hist)`` slices of the entries: a row histogram per slice
+    (``hist``, scratch: zeroed here), each slice's start in every row from the histograms of the
+    slices before it (so the move is stable), the moves in parallel, then the rows sorted and
+    summed in parallel. Returns the number of distinct entries, or -1 for an index out of range."""
+    nchunks = hist.shape[0]
     n = rows.shape[0]
     ur, uc = np.uint64(nrows), np.uint64(ncols)
-    hist = np.zeros((nchunks, nrows), np.int64)
     bad = np.zeros(nchunks, np.int64)
     for c in numba.prange(nchunks):
         lo, hi = chunk_bounds(n, c, nchunks)
         h = hist[c]
+        h[:] = 0
         for k in range(lo, hi):
             r = np.uint64(rows[k])
             if r >= ur or np.uint64(cols[k]) >= uc:
@@ -1421,18 +1472,18 @@ def coo_to_csr_into(rows, cols, values, nrows, ncols, index_dtype, serial=None):
     n = rows.shape[0]
     serial = n + nrows < COO_SERIAL_WORK if serial is None else serial
     idt = np.dtype(index_dtype)
-    ptr = np.empty(nrows + 1, np.int64)
+    ptr = scratch("coo_to_csr.ptr", (nrows + 1,), np.int64)
     t_cols = np.empty(n, idt)
     t_vals = np.empty(n, values.dtype)
-    uniq = np.empty(nrows, np.int64)
+    uniq = scratch("coo_to_csr.uniq", (nrows,), np.int64)
     if serial:
         total = _coo_rows_serial(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq)
     else:
-        nchunks = numba.get_num_threads()
-        total = _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq, nchunks)
+        hist = scratch("coo_to_csr.hist", (numba.get_num_threads(), nrows), np.int64)
+        total = _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq, hist)
     if total < 0:
         raise ValueError(f"coo_to_csr_into: every row index must lie in [0, {nrows}) and every column in [0, {ncols})")
-    if total == n:  # no duplicates: the buckets are the result
+    if total == n:  # no duplicates: the buckets are the result (the pointers copied out of the scratch)
         return ptr.astype(idt), t_cols, t_vals
     out_ptr = np.empty(nrows + 1, idt)
     out_cols = np.empty(total, idt)
@@ -1442,20 +1493,21 @@ def coo_to_csr_into(rows, cols, values, nrows, ncols, index_dtype, serial=None):
 
 
 @numba.njit(**_PJIT)
-def _transpose_parallel(offsets, minor, values, nminor, splits, t_off, t_minor, t_values):
+def _transpose_parallel(offsets, minor, values, nminor, splits, t_off, t_minor, t_values, hist):
     """:func:`_transpose_serial` over the slices of major rows that ``splits`` marks (balanced by
-    entries): a count of each minor index per slice, every slice's start in each new row from the
+    entries): a count of each minor index per slice (``hist``, scratch: zeroed here), every slice's
+    start in each new row from the
     counts of the slices before it (so the move stays in major order: sorted rows), then the
     slices moved side by side. Returns 0, or -1 for a bad pointer or index (nothing moved then)."""
     n = np.int64(minor.shape[0])
     nch = splits.shape[0] - 1
     um = np.uint64(nminor)
-    hist = np.zeros((nch, nminor), np.int64)
     bad = np.zeros(nch, np.int64)
     if np.int64(offsets[0]) != 0 or np.int64(offsets[offsets.shape[0] - 1]) != n:
         return -1
     for c in numba.prange(nch):
         h = hist[c]
+        h[:] = 0
         lo = np.int64(offsets[splits[c]])
         for i in range(splits[c], splits[c + 1]):
             hi = np.int64(offsets[i + 1])

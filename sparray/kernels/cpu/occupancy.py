@@ -10,8 +10,8 @@ the wrapper raises ValueError. Threads mark a shared byte map; two threads may s
 byte, always the value 1.
 
 >>> import numpy as np
->>> unused_minor(np.array([3, 0, 3]), 5).tolist()
-[1, 2, 4]
+>>> unused_minor(np.array([3, 0, 3]), 5).tolist(), used_minor(np.array([3, 0, 3]), 5).tolist()
+([1, 2, 4], [0, 3])
 """
 
 import numba
@@ -21,7 +21,7 @@ from ._common import as_index
 from ._sort import threads_for
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
-__all__ = ["unused_minor"]
+__all__ = ["unused_minor", "used_minor"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -49,12 +49,22 @@ def _mark(minor, nminor, used, nchunks):
     return bad.sum()
 
 
-def unused_minor(minor, nminor):
-    """The sorted int64 indices in ``[0, nminor)`` that appear nowhere in ``minor``."""
-    minor = as_index(minor, "minor", "unused_minor")
+def _used(minor, nminor, who):
+    minor = as_index(minor, "minor", who)
     used = np.zeros(nminor, np.uint8)
     with threads_for(minor.shape[0]):
         bad = _mark(minor, nminor, used, numba.get_num_threads())
     if bad:
-        raise ValueError(f"unused_minor: {bad} indices outside [0, {nminor})")
-    return np.flatnonzero(used == 0)
+        raise ValueError(f"{who}: {bad} indices outside [0, {nminor})")
+    return used
+
+
+def unused_minor(minor, nminor):
+    """The sorted int64 indices in ``[0, nminor)`` that appear nowhere in ``minor``."""
+    return np.flatnonzero(_used(minor, nminor, "unused_minor") == 0)
+
+
+def used_minor(minor, nminor):
+    """The sorted int64 indices in ``[0, nminor)`` that appear in ``minor`` (a CSR's columns that
+    hold an entry: the keys of its column sums, kept by the lean paths)."""
+    return np.flatnonzero(_used(minor, nminor, "used_minor"))

@@ -55,7 +55,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .. import KernelDeclined
-from ._common import as_index, as_values, prefetch_read, row_splits
+from ._common import as_index, as_values, prefetch_read, row_splits, scratch
 from ._sort import threads_for
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
@@ -494,7 +494,6 @@ def _numeric(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, splits, mark, acc
 # public wrapper
 # ---------------------------------------------------------------------------------------
 
-
 def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
     """C = A @ B for CSR matrices A (M x K) and B (K x ncols).
 
@@ -544,7 +543,7 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
     nnz_b = int(b_crow[-1]) - int(b_crow[0])
     with threads_for(M + K + nnz_a + nnz_b):
         T = numba.get_num_threads()
-        mark = np.empty((T, ncols), np.int64)
+        mark = scratch("spgemm.mark", (T, ncols), np.int64)
         crow = np.empty(M + 1, np.int64)
         splits, flags = _symbolic(a_crow, a_col, b_crow, b_col, ncols, mark, _CHUNKS_PER_THREAD, crow)
         if flags:
@@ -556,6 +555,6 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
         if not nnz:
             return np.zeros(M + 1, np.int32), col, val.view(dtype)
         crow_out = np.empty(M + 1, np.int32) if nnz <= _INT32_MAX else crow
-        acc = np.empty((T, ncols), av.dtype)
+        acc = scratch("spgemm.acc", (T, ncols), av.dtype)
         _numeric(a_crow, a_col, av, b_crow, b_col, bv, crow, splits, mark, acc, col, val, crow_out)
     return crow_out, col, val.view(dtype)

@@ -59,7 +59,8 @@ from ._common import (
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 from ._sort import threads_for
 
-__all__ = ["bsc_matmul_dense", "bsr_matmul_dense", "csc_matmul_dense", "csr_matmul_dense", "csr_matmul_into"]
+__all__ = ["bsc_matmul_dense", "bsr_matmul_dense", "csc_matmul_dense", "csr_matmul_dense", "csr_matmul_into",
+           "csr_matmul_serial", "csr_spmv_serial", "tile_of"]
 
 # "contract": a product and the sum it goes into may be fused (FMA, one rounding instead of two);
 # nan, inf and the order of the sums stay as written. Poisson SpMV, 1e7 entries, Xeon VM: 2 threads
@@ -121,6 +122,11 @@ def _tile(dtype):
     return max(1, _TILE_BYTES // dtype.itemsize)
 
 
+def tile_of(dtype):
+    """Elements of ``dtype`` in one SpMM column tile (the ``tile`` of :func:`csr_matmul_serial`)."""
+    return _tile(np.dtype(dtype))
+
+
 def _result(y2, vector, report_finite=False, finite=True):
     y = y2.reshape(y2.shape[0]) if vector else y2
     return (y, bool(finite)) if report_finite else y
@@ -149,6 +155,7 @@ _MV_AHEAD = np.uint64(256)
 # checks a block of _SHORT_BLOCK rows at a time (Xeon VM, 2 threads, against _csr_mv_rows: Poisson
 # (5 a row) 1.5x faster, uniform (10) 1.1x faster, the 4x4-block stencil (20) 1.1x slower).
 _SHORT_ROWS = 12
+SHORT_ROWS = _SHORT_ROWS  # for callers of csr_matmul_serial
 _SHORT_BLOCK = np.uint64(64)
 # How far ahead (bytes) the short-row CSR SpMV asks, at every row, for the values and column
 # indices, and the 4x4 BSR SpMV for the block columns (the hardware's streamer stops at each 4 KiB
@@ -361,9 +368,11 @@ def _csr(crow, col, values, x, y, nchunks, tile, short):
 
 
 @numba.njit(**_JIT)
-def _csr_serial(crow, col, values, x, y, tile, short):
+def csr_matmul_serial(crow, col, values, x, y, tile, short):
     """``_csr`` on the calling thread, every row in one chunk (the same row loops, so the same
-    result to the bit); one status, not an array: no parallel region to wake for small products."""
+    result to the bit); one status, not an array: no parallel region to wake for small products.
+    ``tile``: :func:`tile_of` the dtype; ``short``: ``nse < SHORT_ROWS * M`` (the SpMV loop for
+    short rows). For callers that keep those per array (the lean paths); else :func:`csr_matmul_into`."""
     lo = np.int64(crow[0])
     if lo < 0:
         return _BAD_POINTER
@@ -375,6 +384,19 @@ def _csr_serial(crow, col, values, x, y, tile, short):
             return _csr_mv_short_rows(crow, col, values, xv, yv, _U0, r1, lo)
         return _csr_mv_rows(crow, col, values, xv, yv, _U0, r1, lo)
     return _csr_mm_rows(crow, col, values, x, y, _U0, r1, lo, tile)
+
+
+@numba.njit(**_JIT)
+def csr_spmv_serial(crow, col, values, xv, yv, short):
+    """:func:`csr_matmul_serial` for one column, on 1-D ``xv`` (K,) and ``yv`` (M,): the same row
+    loops, so the same bits; the vector needs no reshaping on the way (the lean paths' SpMV)."""
+    lo = np.int64(crow[0])
+    if lo < 0:
+        return _BAD_POINTER
+    r1 = np.uint64(crow.shape[0] - 1)
+    if short:
+        return _csr_mv_short_rows(crow, col, values, xv, yv, _U0, r1, lo)
+    return _csr_mv_rows(crow, col, values, xv, yv, _U0, r1, lo)
 
 
 def _nchunks():
@@ -400,7 +422,7 @@ def csr_matmul_into(crow, col, values, x2, y, serial=None):
     nse = col.shape[0]
     short = nse < _SHORT_ROWS * M
     if (nse + M) * N < SERIAL_WORK if serial is None else serial:
-        return _csr_serial(crow, col, values, x2, y, max(1, _TILE_BYTES // x2.itemsize), short)
+        return csr_matmul_serial(crow, col, values, x2, y, max(1, _TILE_BYTES // x2.itemsize), short)
     status = _csr(crow, col, values, x2, y, _nchunks(), _tile(x2.dtype), short)
     return int(np.bitwise_or.reduce(status))
 
