@@ -270,7 +270,7 @@ def _finite(x) -> bool:
 #: sums over the major axis (a CSR's column sums) of this many entries plus columns and more go
 #: through the general path's parallel scatter (benchmarks/crossover.py); below, one thread adds
 #: them in entry order and keeps the columns that hold an entry on the way
-MAJOR_SUM_SERIAL_MAX = 1 << 17
+MAJOR_SUM_SERIAL_MAX = 1 << 18
 
 _COO = []
 

@@ -54,10 +54,11 @@ __all__ = [
 _JIT = dict(cache=True, nogil=True)
 _PJIT = dict(cache=True, nogil=True, parallel=True)
 #: the lean CSR <-> CSC transpose runs on the calling thread below this many entries plus rows plus
-#: columns: up to there the parallel counting sort's extra passes (a histogram per slice of rows,
-#: their prefix sums) cost more than a second core gives (benchmarks/crossover.py: 4x slower at
-#: 1e5 entries, even at 2**20, faster from 2**21)
-TRANSPOSE_SERIAL_WORK = 1 << 21
+#: columns, and over one slice of rows per thread above (benchmarks/crossover.py: 2 threads faster
+#: from 2**18 entries, 1.2-1.7x from 2**19 on; the general kernel's radix passes were slower than one
+#: thread up to 2**21 entries, and slower than the slices at 1e7: uniform 142 / 136 ms, R-MAT
+#: 118 / 99 ms, Poisson 56 / 25 ms)
+TRANSPOSE_SERIAL_WORK = 1 << 18
 #: the lean COO -> CSR runs on the calling thread below this many entries plus rows
 #: (benchmarks/crossover.py)
 COO_SERIAL_WORK = 1 << 13
