@@ -21,6 +21,7 @@ an index array (``b[a[i]]``) and must not be vectorised gets an early exit (a ``
 input), which LLVM does not vectorise.
 """
 
+import math
 import threading
 
 import numba
@@ -196,7 +197,7 @@ def scratch(name, shape, dtype):
     >>> a = scratch("doc.example", (2, 3), np.int64); a.shape, a.dtype.name
     ((2, 3), 'int64')
     """
-    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
     bufs = getattr(_LOCAL, "bufs", None)
     if bufs is None:
         bufs = _LOCAL.bufs = {}

@@ -55,10 +55,13 @@ _JIT = dict(cache=True, nogil=True)
 _PJIT = dict(cache=True, nogil=True, parallel=True)
 #: the lean CSR <-> CSC transpose runs on the calling thread below this many entries plus rows plus
 #: columns, and over one slice of rows per thread above (benchmarks/crossover.py: 2 threads faster
-#: from 2**18 entries, 1.2-1.7x from 2**19 on; the general kernel's radix passes were slower than one
-#: thread up to 2**21 entries, and slower than the slices at 1e7: uniform 142 / 136 ms, R-MAT
-#: 118 / 99 ms, Poisson 56 / 25 ms)
+#: from 2**18 entries, 1.2-1.7x from 2**19 on) ...
 TRANSPOSE_SERIAL_WORK = 1 << 18
+#: ... up to this much work, from where :func:`transpose_compressed`'s radix passes, whose
+#: sub-buckets keep the scattered writes near each other, win (uniform random, 2 threads: 2**21
+#: entries 21 / 31 ms, 2**22 45 / 47 ms, 2**23 120 / 100 ms; the general kernel alone was slower
+#: than one thread up to 2**21)
+TRANSPOSE_RADIX_WORK = 1 << 22
 #: the lean COO -> CSR runs on the calling thread below this many entries plus rows
 #: (benchmarks/crossover.py)
 COO_SERIAL_WORK = 1 << 13
@@ -1200,10 +1203,15 @@ def transpose_into(offsets, minor, values, nminor, serial=None):
     """``(t_offsets, t_minor, t_values)``: :func:`transpose_compressed` of one unbatched array with
     1-D values, in ``offsets``' index dtype, for callers that proved their operands (the lean
     paths). On the calling thread below ``TRANSPOSE_SERIAL_WORK`` entries plus rows plus columns,
-    else over one slice of major rows per thread (``serial`` True or False forces one; the same
-    result). ValueError for a bad pointer or index."""
+    over one slice of major rows per thread up to ``TRANSPOSE_RADIX_WORK``, by the general radix
+    kernel above (``serial`` True or False forces one of the first two; the same result). ValueError
+    for a bad pointer or index."""
     n = minor.shape[0]
     nmajor = offsets.shape[0] - 1
+    if serial is None and n + nmajor + nminor >= TRANSPOSE_RADIX_WORK:
+        t_off, t_minor, t_values = transpose_compressed(offsets, minor, values.reshape(n, 1), 1, nmajor, nminor,
+                                                        offsets.dtype)
+        return t_off, t_minor, t_values.reshape(n)
     t_off = np.empty(nminor + 1, offsets.dtype)
     t_minor = np.empty(n, offsets.dtype)
     t_values = np.empty(n, values.dtype)
@@ -1254,10 +1262,11 @@ def _to_dense_serial(offsets, minor, values, fill, out, by_rows):
 
 
 @numba.njit(**_PJIT)
-def _to_dense_rows_parallel(offsets, minor, values, fill, out, nchunks):
+def _to_dense_rows_parallel(offsets, minor, values, fill, out, nchunks, write_fill):
     """:func:`_to_dense_serial` for a CSR (``by_rows``) over ``nchunks`` slices of rows, one per
-    thread: each row set to the fill and given its entries while in cache. Returns 0, or -1 for a
-    bad pointer or index (rows before it may be written, none outside ``out``)."""
+    thread: each row set to the fill (``write_fill``; else ``out`` holds it already) and given its
+    entries while in cache. Returns 0, or -1 for a bad pointer or index (rows before it may be
+    written, none outside ``out``)."""
     n = np.int64(minor.shape[0])
     M = out.shape[0]
     um = np.uint64(out.shape[1])
@@ -1270,7 +1279,8 @@ def _to_dense_rows_parallel(offsets, minor, values, fill, out, nchunks):
                 bad[c] = 1
                 break
             row = out[i]
-            row[:] = fill
+            if write_fill:
+                row[:] = fill
             for k in range(np.uint64(lo), np.uint64(hi)):
                 j = np.uint64(minor[k])
                 if j >= um:
@@ -1285,6 +1295,10 @@ def _to_dense_rows_parallel(offsets, minor, values, fill, out, nchunks):
 #: the lean CSR -> dense runs on the calling thread below this many dense elements, else over one
 #: slice of rows per thread (benchmarks/crossover.py)
 DENSE_SERIAL_WORK = 1 << 16
+#: a zero-fill dense result of this many bytes or more starts from pages the system zeroes (glibc
+#: maps every block above 32 MB fresh): writing only the entries touches a fraction of them (a
+#: 1e4 x 1e4 result of 1e5 entries: 105 ms with every row written, 65 ms with only the entries)
+DENSE_FRESH_BYTES = 1 << 25
 
 
 def to_dense_into(offsets, minor, values, fill, shape, by_rows, serial=None):
@@ -1296,10 +1310,15 @@ def to_dense_into(offsets, minor, values, fill, shape, by_rows, serial=None):
     index."""
     M, N = shape
     fill_v = values.dtype.type(fill)
-    out = np.empty(shape, values.dtype) if by_rows else np.full(shape, fill_v, values.dtype)
     if by_rows and not (M * N < DENSE_SERIAL_WORK if serial is None else serial):
-        status = _to_dense_rows_parallel(offsets, minor, values, fill_v, out, numba.get_num_threads())
+        # a zero fill over more bytes than glibc ever recycles: fresh pages the system hands out
+        # zeroed, of which only those holding an entry are touched (scipy's toarray does the same);
+        # smaller results come from recycled memory, where filling each row first is one pass
+        fresh = M * N * values.itemsize >= DENSE_FRESH_BYTES and fill_v == 0 and not np.signbit(np.real(fill_v))
+        out = np.zeros(shape, values.dtype) if fresh else np.empty(shape, values.dtype)
+        status = _to_dense_rows_parallel(offsets, minor, values, fill_v, out, numba.get_num_threads(), not fresh)
     else:
+        out = np.empty(shape, values.dtype) if by_rows else np.full(shape, fill_v, values.dtype)
         status = _to_dense_serial(offsets, minor, values, fill_v, out, by_rows)
     if status < 0:
         raise ValueError("to_dense_into: offsets must be non-decreasing within [0, nse] and indices in range")
@@ -1473,13 +1492,14 @@ def coo_to_csr_into(rows, cols, values, nrows, ncols, index_dtype, serial=None):
     n = rows.shape[0]
     serial = n + nrows < COO_SERIAL_WORK if serial is None else serial
     idt = np.dtype(index_dtype)
-    ptr = scratch("coo_to_csr.ptr", (nrows + 1,), np.int64)
     t_cols = np.empty(n, idt)
     t_vals = np.empty(n, values.dtype)
-    uniq = scratch("coo_to_csr.uniq", (nrows,), np.int64)
-    if serial:
+    if serial:  # small: fresh arrays cost less than the scratch's bookkeeping
+        ptr, uniq = np.empty(nrows + 1, np.int64), np.empty(nrows, np.int64)
         total = _coo_rows_serial(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq)
     else:
+        ptr = scratch("coo_to_csr.ptr", (nrows + 1,), np.int64)
+        uniq = scratch("coo_to_csr.uniq", (nrows,), np.int64)
         hist = scratch("coo_to_csr.hist", (numba.get_num_threads(), nrows), np.int64)
         total = _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq, hist)
     if total < 0:
