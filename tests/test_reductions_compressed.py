@@ -283,11 +283,15 @@ def test_banded_column_reductions_against_numpy(fill, monkeypatch):
         old = numba.get_num_threads()
         numba.set_num_threads(threads)
         try:
-            for kind in ("sum", "max", "min", "prod", "mean"):
-                plans.clear()
-                _check(getattr(sparray, kind)(A, axis=0), want[kind], kind)
-                # the banded path was taken: scatter_sum's for a zero-fill sum, group_reduce's for the rest
-                if threads > 1 and (kind in ("max", "min", "prod") or (kind == "sum" and fill == 0)):
-                    assert plans and all(p is not None for p in plans), (kind, plans)
+            # the registry's kernels first (the lean path stepped aside), then the lean path of
+            # a zero-fill sum (sparray._lean: its own serial scatter below a crossover)
+            for lean in (False, True):
+                monkeypatch.setattr(sparray._lean, "ENABLED", lean)
+                for kind in ("sum", "max", "min", "prod", "mean"):
+                    plans.clear()
+                    _check(getattr(sparray, kind)(A, axis=0), want[kind], kind)
+                    # the banded path was taken: scatter_sum's for a zero-fill sum, group_reduce's for the rest
+                    if not lean and threads > 1 and (kind in ("max", "min", "prod") or (kind == "sum" and fill == 0)):
+                        assert plans and all(p is not None for p in plans), (kind, plans)
         finally:
             numba.set_num_threads(old)

@@ -1419,28 +1419,8 @@ def _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, un
             h[r] += 1
     if bad.any():
         return -1
-    # ptr[r]: the entries of rows before r; hist[c, r] becomes slice c's first slot in row r
+    _tr_prefix(hist, ptr, max(1, nchunks))  # hist[c, r]: slice c's first slot in row r
     rc = max(1, nchunks)
-    sums = np.zeros(rc + 1, np.int64)
-    for q in numba.prange(rc):
-        r0, r1 = chunk_bounds(nrows, q, rc)
-        s = 0
-        for r in range(r0, r1):
-            for c in range(nchunks):
-                s += hist[c, r]
-        sums[q + 1] = s
-    for q in range(rc):
-        sums[q + 1] += sums[q]
-    for q in numba.prange(rc):
-        r0, r1 = chunk_bounds(nrows, q, rc)
-        s = sums[q]
-        for r in range(r0, r1):
-            ptr[r] = s
-            for c in range(nchunks):
-                cnt = hist[c, r]
-                hist[c, r] = s
-                s += cnt
-    ptr[nrows] = n
     for c in numba.prange(nchunks):
         lo, hi = chunk_bounds(n, c, nchunks)
         h = hist[c]
@@ -1546,28 +1526,7 @@ def _transpose_parallel(offsets, minor, values, nminor, splits, t_off, t_minor, 
             lo = hi
     if bad.any():
         return -1
-    # t_off[j]: the entries of minor indices before j; hist[c, j]: slice c's first slot in row j
-    q = max(1, nch)
-    part = np.zeros(q + 1, np.int64)
-    for b in numba.prange(q):
-        j0, j1 = chunk_bounds(nminor, b, q)
-        s = 0
-        for j in range(j0, j1):
-            for c in range(nch):
-                s += hist[c, j]
-        part[b + 1] = s
-    for b in range(q):
-        part[b + 1] += part[b]
-    for b in numba.prange(q):
-        j0, j1 = chunk_bounds(nminor, b, q)
-        s = part[b]
-        for j in range(j0, j1):
-            t_off[j] = s
-            for c in range(nch):
-                cnt = hist[c, j]
-                hist[c, j] = s
-                s += cnt
-    t_off[nminor] = n
+    _tr_prefix(hist, t_off, max(1, nch))  # hist[c, j]: slice c's first slot in new row j
     for c in numba.prange(nch):
         h = hist[c]
         for i in range(splits[c], splits[c + 1]):
