@@ -64,7 +64,7 @@ class LeanMatrix:
     """
 
     __slots__ = ("A", "ptr", "idx", "values", "nmajor", "nminor", "shape", "dtype", "zero_fill", "present",
-                 "all_read", "warm", "products", "layout", "mv")  # fmt: skip
+                 "unread", "warm", "products", "layout", "mv")  # fmt: skip
 
     def __init__(self, A):
         self.A = A
@@ -75,7 +75,7 @@ class LeanMatrix:
         self.dtype = A._values.dtype
         self.zero_fill = array_fill_is_zero(A)
         self.present = None
-        self.all_read = None  # every column holds an entry: kept once a second product asks
+        self.unread = None  # the columns that hold no entry: kept once a second product asks
         self.mv = None
         self.warm = set()
         self.products = 0
@@ -192,9 +192,18 @@ def _present_minor(st):
     return st.present
 
 
-def _columns_unread(st) -> bool:
-    """Whether some column of the CSR holds no entry (``A @ x`` then never reads that row of x)."""
-    return _present_minor(st).shape[0] < st.nminor
+def _unread_minor(st):
+    """The columns of the CSR that hold no entry, increasing (int64; ``A @ x`` never reads those
+    rows of x): the complement of :func:`_present_minor`, kept."""
+    if st.unread is None:
+        present = _present_minor(st)
+        if present.shape[0] == st.nminor:
+            st.unread = present[:0]
+        else:
+            mask = np.ones(st.nminor, dtype=bool)
+            mask[present] = False
+            st.unread = np.flatnonzero(mask)
+    return st.unread
 
 
 def matmul(A, x):
@@ -204,7 +213,8 @@ def matmul(A, x):
     Exact as the general path is: with a zero fill, an element of ``A @ x`` is the dense product's
     whenever the rows of x that no entry reads are finite. The kernel reports whether y is all
     finite; a finite y of an array whose every column holds an entry is the answer, and otherwise
-    x is checked for finiteness (or the general path takes over, when it is not finite)."""
+    the rows of x that no entry reads are checked for finiteness (once the array has kept which
+    they are; a one-off product checks all of x), the general path taking over when one is not."""
     st = A.__dict__.get("_lean")
     if st is None:
         st = lean_of(A)
@@ -247,12 +257,14 @@ def matmul(A, x):
         return _invalid(A)
     st.products += 1
     if status == 0:  # a finite product: every row of x it read was finite
-        if st.all_read:
-            return out
-        if st.all_read is None and (st.products > 1 or x.size > st.values.shape[0]):
-            st.all_read = not _columns_unread(st)  # one pass over the columns, once per array
-            if st.all_read:
+        unread = st.unread
+        if unread is None and (st.products > 1 or x.size > st.values.shape[0]):
+            unread = _unread_minor(st)  # one pass over the columns, once per array
+        if unread is not None:
+            if unread.shape[0] == 0:
                 return out
+            if 4 * unread.shape[0] < K:  # only the rows of x that no entry reads remain to check
+                return out if _finite(x.take(unread, axis=0)) else None
     # the rows of x no entry reads (or, for a non-finite y, all of x) must be finite: a one-off
     # product checks x (a pass over x costs less than one over the columns)
     return out if _finite(x) else None
@@ -262,7 +274,9 @@ def _finite(x) -> bool:
     """Whether every element of ``x`` is finite (integers always are)."""
     if x.dtype.kind in "iu":
         return True
-    with np.errstate(all="ignore"):
+    if x.size <= 4096:  # a short test without the errstate's cost (isfinite never warns)
+        return bool(np.isfinite(x).all())
+    with np.errstate(all="ignore"):  # one pass, no temporary: inf - inf or an overflow reads nan/inf
         return bool(np.isfinite(x.sum()))
 
 

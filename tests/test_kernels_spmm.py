@@ -12,7 +12,7 @@ DTYPES = [np.float32, np.float64, np.complex128, np.int64, np.uint8]
 # (index dtype, value dtype) pairs each kernel is compiled for here: every value dtype with
 # int64 indices, a float and an integer one with int32 indices
 CASES = [(np.int64, dt) for dt in DTYPES] + [(np.int32, np.float64), (np.int32, np.uint8)]
-NCOLS = [None, 1, 3, 32, 70]  # None: 1-D x; 70 crosses a column tile (32 float64 / 64 float32)
+NCOLS = [None, 1, 3, 8, 32, 40, 70]  # None: 1-D x; 8 (and 40 = 32 + 8 float64): eight sums in registers; 70 crosses a column tile (32 float64 / 64 float32)
 BLOCKS = [(1, 1), (2, 3), (4, 4)]
 
 
@@ -316,7 +316,7 @@ def test_bsr_bsc_large(bs, ncols):
         numba.set_num_threads(old)
 
 
-@pytest.mark.parametrize("ncols", [None, 1, 5, 70])
+@pytest.mark.parametrize("ncols", [None, 1, 5, 8, 70])
 @pytest.mark.parametrize("layout", ["csr", "bsr4", "bsr23"])
 @pytest.mark.parametrize("value", [np.inf, -np.inf, np.nan, None])
 def test_report_finite(layout, ncols, value):
@@ -573,13 +573,15 @@ def test_bad_column_in_every_slot_of_the_spmv(n, pos):
     np.testing.assert_array_equal(sm.csr_matmul_dense(np.array([0, n]), col, np.ones(n), np.arange(n + 1.0)), expected)
 
 
+@pytest.mark.parametrize("ncols", [3, 8, 40])
 @pytest.mark.parametrize("pos", range(7))
 @pytest.mark.parametrize("idx", [np.int64, np.int32])
-def test_bad_column_in_every_slot_of_the_spmm(pos, idx):
-    # one row of 7 entries times 3 columns of x: slots 0-3 in the four-at-a-time step, 4-6 in the tail
+def test_bad_column_in_every_slot_of_the_spmm(pos, idx, ncols):
+    # one row of 7 entries times 3 columns of x: slots 0-3 in the four-at-a-time step, 4-6 in the
+    # tail; 8 columns take the eight-sums-in-registers loop, 40 a full tile of 32 then that loop
     n = 7
     col = np.arange(n, dtype=idx)
-    x = np.arange((n + 1) * 3, dtype=np.float64).reshape(n + 1, 3)
+    x = np.arange((n + 1) * ncols, dtype=np.float64).reshape(n + 1, ncols)
     for v in (n + 1, -1, np.iinfo(idx).max):
         col[pos] = v
         with pytest.raises(ValueError, match=rf"col\[{pos}\] = {v} is out of range for {n + 1} columns"):

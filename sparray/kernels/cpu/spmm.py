@@ -292,6 +292,39 @@ def _csr_mv_short_rows(crow, col, values, xv, yv, r0, r1, lo):
     return _OK if ok else _NONFINITE
 
 
+@numba.njit(inline="always", **_JIT)
+def _csr_mm8_row(col, values, x, y, i, t0, k, uhi, uK):
+    """Row ``i`` of ``y = A @ x`` over the eight columns ``t0 .. t0 + 8`` of x: eight sums held in
+    registers, every entry added in order (entries ``k .. uhi``). A buffer indexed by a run-time
+    width makes the compiler load and store the sums at every step: 1e4 entries, 8 columns, one
+    thread 39.5 -> 31 us (1e5 entries 550 -> 495 us). Returns a status."""
+    zero = y.dtype.type(0)
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = zero
+    while k < uhi:
+        j = np.uint64(col[k])
+        if j >= uK:
+            return _BAD_INDEX
+        v = values[k]
+        a0 += v * x[j, t0]
+        a1 += v * x[j, t0 + _U1]
+        a2 += v * x[j, t0 + _U2]
+        a3 += v * x[j, t0 + _U3]
+        a4 += v * x[j, t0 + _U4]
+        a5 += v * x[j, t0 + _U5]
+        a6 += v * x[j, t0 + _U6]
+        a7 += v * x[j, t0 + _U7]
+        k += _U1
+    y[i, t0] = a0
+    y[i, t0 + _U1] = a1
+    y[i, t0 + _U2] = a2
+    y[i, t0 + _U3] = a3
+    y[i, t0 + _U4] = a4
+    y[i, t0 + _U5] = a5
+    y[i, t0 + _U6] = a6
+    y[i, t0 + _U7] = a7
+    return _OK
+
+
 @numba.njit(**_JIT)
 def _csr_mm_rows(crow, col, values, x, y, r0, r1, lo, tile):
     """Rows [r0, r1) of y = A @ x for N > 1 columns: each output row is accumulated over column
@@ -315,6 +348,14 @@ def _csr_mm_rows(crow, col, values, x, y, r0, r1, lo, tile):
         uhi = np.uint64(hi)
         for t0 in range(_U0, uN, utile):
             tw = min(utile, uN - t0)
+            if tw == _U8:  # eight columns: the sums live in registers, not in the buffer
+                status = _csr_mm8_row(col, values, x, y, i, t0, np.uint64(lo), uhi, uK)
+                if status != _OK:
+                    return status
+                ok &= _finite(y[i, t0]) & _finite(y[i, t0 + _U1]) & _finite(y[i, t0 + _U2])
+                ok &= _finite(y[i, t0 + _U3]) & _finite(y[i, t0 + _U4]) & _finite(y[i, t0 + _U5])
+                ok &= _finite(y[i, t0 + _U6]) & _finite(y[i, t0 + _U7])
+                continue
             for q in range(tw):
                 acc[q] = zero
             k = np.uint64(lo)
