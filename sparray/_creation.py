@@ -17,6 +17,8 @@ New arrays live in NumPy (``device=None`` or ``"cpu"``) or CuPy (``device="cuda"
 
 from __future__ import annotations
 
+import operator
+
 import math
 
 from ._base import SparseArray
@@ -32,11 +34,20 @@ __all__ = [
 ]  # fmt: skip
 
 
-def _finish_layout(A, layout, blocksize):
+_COMPRESSED = ("csr", "csc", "bsr", "bsc")
+
+
+def _finish_layout(A, layout, blocksize, who=None):
     if layout is None or layout == "coo":
         if blocksize is not None:
             raise ValueError("blocksize is only meaningful for layout 'bsr' or 'bsc'")
         return A
+    if who is not None and layout in _COMPRESSED and A.ndim - A.dense_ndim < 2:
+        way = "pass sparse_ndim >= 2 or layout='coo'" if A.ndim >= 2 else "use layout='coo'"
+        raise ValueError(
+            f"{who}: layout={layout!r} needs at least 2 sparse dims, but the result of shape {A.shape} "
+            f"has {A.ndim - A.dense_ndim}; {way}"
+        )
     return A.to_layout(layout, blocksize=blocksize)
 
 
@@ -63,7 +74,7 @@ def _constant(who, shape, value, dtype, device, layout, fill_value, sparse_ndim,
         A = COO._from_parts(xp, xp.zeros((s, 0), dtype=xp.int32), xp.zeros((0, *dense_shape), dtype=dt), shape, fill, coalesced=True)
     else:
         A = from_dense(xp.broadcast_to(xp.asarray(val), shape), sparse_ndim=s, fill_value=fill)
-    return _finish_layout(A, layout, blocksize)
+    return _finish_layout(A, layout, blocksize, who)
 
 
 def zeros(shape, *, dtype=None, device=None, layout="coo", fill_value=None, sparse_ndim=None, blocksize=None):
@@ -122,11 +133,17 @@ def full(shape, fill_value, *, dtype=None, device=None, layout="coo", sparse_ndi
 
 
 def _like(x, dtype, device, layout, blocksize):
-    """(namespace, shape, dtype, layout, non-dense ndim, blocksize) of a ``*_like`` result: ``x``'s unless given."""
+    """(namespace, shape, dtype, layout, non-dense ndim, blocksize) of a ``*_like`` result: ``x``'s unless given.
+
+    ``x``'s split into sparse and dense dims carries over, except where the layout asked for cannot
+    hold it: a compressed layout needs two sparse dims, so a hybrid COO with one sparse dim gives a
+    CSR/CSC/BSR/BSC whose first two dims are sparse (the rest stay dense)."""
     if isinstance(x, SparseArray):
         xp = x._xp
-        layout = x.layout if layout is None else layout
         sparse_ndim = x.ndim - x.dense_ndim  # batch dims count: they are indexed, not dense
+        if layout is not None and layout in _COMPRESSED and sparse_ndim < 2 <= x.ndim:
+            sparse_ndim = 2
+        layout = x.layout if layout is None else layout
         if blocksize is None and layout in ("bsr", "bsc") and getattr(x, "_blocked", False):
             blocksize = x.blocksize
     else:
@@ -169,6 +186,14 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None, layout="coo", f
 
     n_cols = n_rows if n_cols is None else n_cols
     shape = normalize_shape((n_rows, n_cols), "eye")
+    n_rows, n_cols = shape
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(f"sparray.eye: k must be an integer, got {type(k).__name__}") from None
+    # a diagonal outside the matrix is empty however far out (NumPy's answer for any Python int):
+    # clamped, the offset fits the index dtype
+    k = min(max(k, -n_rows), n_cols)
     xp = namespace_for_device(device)
     dt = resolve_dtype(xp, dtype if dtype is not None else "float64")
     # normalize_fill rejects what dt cannot hold (eye(3, dtype=int32, fill_value=0.5) was fill 0)

@@ -546,15 +546,41 @@ def _merge_apply_rows_general(xp, ptr_a, minor_a, va, fa, ptr_b, minor_b, vb, fb
 
 
 def clip(x, /, min=None, max=None):  # noqa: A002  (array API argument names)
-    """Element-wise ``clip`` (array API 2023.12): values and fill clipped alike."""
+    """Element-wise ``clip`` (array API 2023.12): values and fill clipped alike.
+
+    Scalar bounds clip the stored values and the fill in place of the pattern. Array bounds (sparse
+    or dense, broadcast against ``x`` and each other) go through ``maximum(x, min)`` then
+    ``minimum(., max)``, so the result is what those return (a sparse bound keeps a sparse result;
+    a dense one gives the dense array ``maximum`` gives) with the broadcast shape; the bounds do not
+    take part in type promotion: the result has ``x``'s dtype. A nan in ``x`` or in a bound gives
+    nan. Where ``min > max`` the result is ``max`` (NumPy's choice; the standard leaves it open).
+
+    >>> import numpy as np, sparray
+    >>> A = sparray.asarray(np.array([0.0, 5.0, -3.0]))
+    >>> sparray.clip(A, min=sparray.asarray(np.array([1.0, 0.0, -1.0])), max=4.0).to_dense().tolist()
+    [1.0, 4.0, -1.0]
+    """
     if not isinstance(x, SparseArray):
         return namespace_of(x).clip(x, min, max)
-    for bound in (min, max):
-        if isinstance(bound, SparseArray) or (is_array(bound) and not is_scalar(bound) and bound.ndim):
-            raise NotImplementedError("sparray.clip: array bounds are not supported yet; use maximum/minimum")
-    A = x.coalesce() if x.layout == "coo" else x
-    xp = A._xp
-    return _apply_values(A, lambda v: xp.clip(v, min, max))
+    if not any(_array_bound(b) for b in (min, max)):
+        A = x.coalesce() if x.layout == "coo" else x
+        xp = A._xp
+        return _apply_values(A, lambda v: xp.clip(v, min, max))
+    from ._conversion import astype
+
+    out = x
+    for name, bound in (("maximum", min), ("minimum", max)):
+        if bound is None:
+            continue
+        if _array_bound(bound) and bound.dtype != x.dtype:
+            bound = astype(bound, x.dtype)  # the bounds do not promote x's dtype
+        out = globals()[name](out, bound)
+    return out if out.dtype == x.dtype else astype(out, x.dtype)
+
+
+def _array_bound(bound) -> bool:
+    """Whether a ``clip`` bound is an array (of any rank) rather than a Python or 0-d scalar."""
+    return isinstance(bound, SparseArray) or (is_array(bound) and not is_scalar(bound) and bound.ndim > 0)
 
 
 for _name, _linear in UNARY.items():

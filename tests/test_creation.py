@@ -208,6 +208,27 @@ def test_full_like_unrepresentable():
     check_array(F, np.full((2, 3), 2.5), fill=2.5, nse=0)
 
 
+@pytest.mark.parametrize("layout", ["csr", "csc", "bsr", "bsc"])
+@pytest.mark.parametrize("value", [0.0, 2.5])
+def test_like_into_a_compressed_layout_of_a_hybrid_coo(layout, value):
+    """A hybrid COO with one sparse dim asked for a compressed layout: the first two dims become
+    sparse (the layout cannot hold fewer), the rest stay dense; a 1-d array cannot be compressed
+    at all, and the error names the function and its layout argument."""
+    bs = (1, 2) if layout in ("bsr", "bsc") else None
+    x = sparray.asarray(np.arange(18.0).reshape(3, 6), sparse_ndim=1)
+    A = sparray.full_like(x, value, layout=layout, blocksize=bs)
+    assert A.layout == layout and A.dense_ndim == 0 and A.nse == 0 and float(A.fill_value) == value
+    np.testing.assert_array_equal(np.asarray(A.to_dense()), np.full((3, 6), value))
+    y = sparray.asarray(np.ones((3, 6, 2)), sparse_ndim=1)
+    for f in (sparray.zeros_like, sparray.ones_like, sparray.empty_like):
+        B = f(y, layout=layout, blocksize=bs)
+        assert B.layout == layout and B.shape == (3, 6, 2) and B.dense_ndim == 1
+    with pytest.raises(ValueError, match=rf"full_like: layout='{layout}' needs at least 2 sparse dims.*layout='coo'"):
+        sparray.full_like(sparray.asarray(np.ones(4)), 1.0, layout=layout, blocksize=bs)
+    with pytest.raises(ValueError, match=rf"zeros: layout='{layout}' needs at least 2 sparse dims.*sparse_ndim >= 2"):
+        sparray.zeros((4, 6), sparse_ndim=1, layout=layout, blocksize=bs)
+
+
 # --------------------------------------------------------------------------------------------
 # eye
 
@@ -228,6 +249,18 @@ def test_eye(backend, n, m, dtype):
         check_array(B, expected, fill=other)
         Z = sparray.eye(*args, k=k, dtype=dtype, fill_value=0)
         check_array(Z, expected, fill=0, nse=A.nse)
+
+
+@pytest.mark.parametrize("k", [2**63, -(2**63) - 1, 2**70, -(2**70), 2**63 - 1, -(2**63)])
+def test_eye_offset_beyond_any_index(k):
+    """An offset past the matrix, however large (beyond int64 too), is an empty diagonal, as NumPy
+    answers; a non-integer offset is a TypeError."""
+    for fill in (None, 2.0):
+        A = sparray.eye(3, 4, k=k, fill_value=fill)
+        check_array(A, np.eye(3, 4, k=k), fill=0.0 if fill is None else fill)
+        assert A.to_layout("csr").to_dense().sum() == 0
+    with pytest.raises(TypeError, match="k must be an integer"):
+        sparray.eye(3, k=1.0)
 
 
 def test_eye_nan_and_bad_fill():

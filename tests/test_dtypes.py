@@ -162,6 +162,17 @@ def test_can_cast(a):
             assert expected
 
 
+def test_can_cast_never_from_complex_to_real():
+    """The standard answers by its type promotion rules, which never lead from complex to real;
+    the conformance suite expects True for (complex64, float64) through a lookup that meets
+    NumPy's ``None == np.dtype("float64")`` (docs/testing.md)."""
+    for c in ("complex64", "complex128"):
+        for r in ("float32", "float64", "int64", "bool"):
+            assert sparray.can_cast(getattr(sparray, c), getattr(sparray, r)) is False
+    assert sparray.can_cast(sparray.complex64, sparray.complex128) is True
+    assert sparray.can_cast(sparray.float64, sparray.complex128) is True
+
+
 # --------------------------------------------------------------------------------------------
 # finfo, iinfo
 

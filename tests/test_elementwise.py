@@ -225,6 +225,37 @@ def test_clip(backend):
         assert_matches_dense(sparray.clip(A, -0.5, 0.5), np.clip(D, -0.5, 0.5))
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("fill", FILLS, ids=str)
+def test_clip_array_bounds(backend, layout, fill):
+    """Array bounds (2023.12): sparse or dense, broadcast against x and each other (a bound may
+    widen the result), nan in x or a bound gives nan, the result keeps x's dtype."""
+    rng = np.random.default_rng(14)
+    for shape, s, blocksize in LAYOUT_SHAPES:
+        A, D = make_sparse(rng, layout, shape, s, blocksize, density=0.5, fill=fill)
+        lo_s, lo = make_coo(rng, shape[-1:], density=0.5, fill=-0.25)  # sparse, along the last dim
+        hi = rng.uniform(0.0, 1.0, shape[:-1] + (1,)) + 0.3  # dense NumPy, along the others
+        if hi.size:
+            hi[tuple(0 for _ in hi.shape)] = np.nan
+        lo = np.minimum(lo, 0.2)
+        lo_s = sparray.minimum(lo_s, 0.2)
+        with np.errstate(invalid="ignore"):
+            assert_matches_dense(sparray.clip(A, min=lo_s, max=sparray.asarray(hi)), np.clip(D, lo, hi))
+            assert_matches_dense(sparray.clip(A, min=lo_s), np.clip(D, lo, None))
+            assert_matches_dense(sparray.clip(A, max=hi), np.clip(D, None, hi))
+            assert_matches_dense(sparray.clip(A, min=-0.5, max=sparray.asarray(hi)), np.clip(D, -0.5, hi))
+    # a bound of higher rank widens the result, as broadcasting does
+    A, D = make_sparse(rng, layout, (4, 6), 2, (2, 3), density=0.5, fill=fill)
+    wide = rng.standard_normal((3, 4, 6))
+    assert_matches_dense(sparray.clip(A, min=sparray.asarray(wide)), np.clip(D, wide, None))
+    # the bounds do not promote: int8 data clipped by int16 arrays stays int8
+    x = sparray.asarray(np.array([1, 2, 100, 0, -90], dtype=np.int8), fill_value=0)
+    bounds = [sparray.asarray(np.array(v, dtype=np.int16)) for v in ([0, 3, 3, 1, -5], [2, 3, 50, 4, 5])]
+    got = sparray.clip(x, min=bounds[0], max=bounds[1])
+    assert got.dtype == sparray.int8
+    assert_matches_dense(got, np.array([1, 3, 50, 1, -5], dtype=np.int8))
+
+
 def test_array_api_strict_components(backend):
     xps = pytest.importorskip("array_api_strict")
     rng = np.random.default_rng(13)
