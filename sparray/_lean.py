@@ -99,7 +99,11 @@ def _eligible(A) -> bool:
 def lean_of(A):
     """The :class:`LeanMatrix` of ``A``, worked out once and kept (``A._lean``), or None when ``A``
     does not qualify. Its first use validates ``A`` (once per array, as every first use of its
-    indices does): a ValueError names a bad index then."""
+    indices does): a ValueError names a bad index then.
+
+    The lean ops read the kept ``A.__dict__.get("_lean")`` themselves and call this only when it is
+    missing: a call saved on every product and sum (measured 0.1-0.5 us of a 3-10 us call at 1e3
+    entries)."""
     state = A.__dict__.get("_lean")
     if state is None:
         if _eligible(A):

@@ -191,30 +191,41 @@ def test_to_dense_matches_general(layout, fill):
 @pytest.mark.parametrize("layout", ["csr", "csc"])
 @pytest.mark.parametrize("n,m,per_row", SIZES)
 @pytest.mark.parametrize("idt", [np.int32, np.int64])
-def test_transpose_layout_matches_general(layout, n, m, per_row, idt):
+@pytest.mark.parametrize("fill", [0.0, 1.5, float("nan")])
+def test_transpose_layout_matches_general(layout, n, m, per_row, idt, fill):
     A = _csr(n, m, per_row, np.float64, idt, seed=12, layout=layout)
+    A = type(A)(A._cidx, A._pidx, A._values, A.shape, fill_value=fill)
     other = "csc" if layout == "csr" else "csr"
     got = A.to_layout(other)
     _same(_general(lambda: A.to_layout(other)), got)
-    np.testing.assert_array_equal(got.to_dense(), A.to_dense())
+    S = sp.csr_array((A._values, A._pidx, A._cidx), shape=A.shape) if layout == "csr" else \
+        sp.csc_array((A._values, A._pidx, A._cidx), shape=A.shape)
+    held = np.zeros(A.shape, bool)
+    held[tuple(np.asarray(S.tocoo().coords))] = True
+    want = np.where(held, S.toarray(), fill)
+    np.testing.assert_array_equal(np.asarray(got.to_dense()), want)
 
 
 @pytest.mark.parametrize("n,per_row", [(40, 4), (3000, 10)])
 @pytest.mark.parametrize("idt", [np.int32, np.int64])
-@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.complex128])
-def test_coo_to_csr_counting_matches_general(n, per_row, idt, dtype):
-    """Shuffled entries with duplicates, rows longer than the insertion sort's 32 among them."""
+@pytest.mark.parametrize("dtype,fill", [(np.float64, 0), (np.int64, 0), (np.complex128, 0), (np.float64, -2.5),
+                                        (np.float64, float("nan")), (np.int64, 7)])
+def test_coo_to_csr_counting_matches_general(n, per_row, idt, dtype, fill):
+    """Shuffled entries with duplicates, rows longer than the insertion sort's 32 among them; the
+    fill carried to the CSR (the positions with no entry hold it in the dense reference)."""
     rng = np.random.default_rng(13)
     nse = n * per_row
     rows = rng.integers(0, n, nse)
     rows[: 3 * 64] = 0  # a long row: the merge sort
     cols = rng.integers(0, n + 5, nse)
     vals = (rng.standard_normal(nse) * 8).astype(dtype)
-    C = sparray.COO(np.stack([rows, cols]).astype(idt), vals, (n, n + 5))
+    C = sparray.COO(np.stack([rows, cols]).astype(idt), vals, (n, n + 5), fill_value=fill)
     got = C.to_layout("csr")
     assert C._lean_warm
     _same(_general(lambda: C.to_layout("csr")), got, exact=dtype != np.complex128)
-    ref = sp.coo_array((vals, (rows, cols)), shape=(n, n + 5)).toarray()
+    held = np.zeros((n, n + 5), bool)
+    held[rows, cols] = True
+    ref = np.where(held, sp.coo_array((vals, (rows, cols)), shape=(n, n + 5)).toarray(), fill)
     np.testing.assert_allclose(got.to_dense(), ref, rtol=1e-12, atol=1e-12)
 
 

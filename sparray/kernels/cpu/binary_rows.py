@@ -403,21 +403,13 @@ def merge_apply_rows(ptr_a, minor_a, va, fa, ptr_b, minor_b, vb, fb, nminor, mod
     return out_ptr, out_minor, out_vals
 
 
-@numba.njit(inline="always")
-def _inside(ptr, row, n):
-    """Row ``row``'s entries ``[ptr[row], ptr[row + 1])`` clamped into ``[0, n]`` (a reversed pair
-    gives an empty row), as unsigned positions: whatever the pointers hold, no read leaves the row."""
-    lo = min(max(np.int64(ptr[row]), np.int64(0)), n)
-    hi = min(max(np.int64(ptr[row + 1]), lo), n)
-    return np.uint64(lo), np.uint64(hi)
-
-
 @numba.njit(**_JIT)
 def _union_scalar_serial(pa, ma, va, fa, pb, mb, vb, fb, op, out_ptr, out_minor, out_vals):
     """:func:`_write_union_scalar` as one chunk on the calling thread: every row's union written
     after the row before it. Returns the entries written, or -1 for pointers that do not cut the
     entries into rows. Each row's reads stay inside ``[0, na)`` / ``[0, nb)`` whatever the pointers
-    hold, and a row that could pass the allocated bound stops the merge before it writes."""
+    hold (each row's pair is checked before it is read), and a row that could pass the allocated
+    bound stops the merge before it writes."""
     na, nb = np.int64(ma.shape[0]), np.int64(mb.shape[0])
     nrows = pa.shape[0] - 1
     cap = out_minor.shape[0]
@@ -428,8 +420,8 @@ def _union_scalar_serial(pa, ma, va, fa, pb, mb, vb, fb, op, out_ptr, out_minor,
     for k in range(nrows):
         if pa[k + 1] < pa[k] or pa[k + 1] > na or pb[k + 1] < pb[k] or pb[k + 1] > nb:
             return -1  # pointers written in place after validation
-        i, iend = _inside(pa, k, na)
-        j, jend = _inside(pb, k, nb)
+        i, iend = np.uint64(pa[k]), np.uint64(pa[k + 1])  # inside [0, na]: checked above
+        j, jend = np.uint64(pb[k]), np.uint64(pb[k + 1])
         if o + np.int64(iend - i) + np.int64(jend - j) > cap:
             return -1
         o = _union_run(ma, va, fa, mb, vb, fb, i, iend, j, jend, o, op, out_minor, out_vals)

@@ -1419,8 +1419,7 @@ def _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, un
             h[r] += 1
     if bad.any():
         return -1
-    _tr_prefix(hist, ptr, max(1, nchunks))  # hist[c, r]: slice c's first slot in row r
-    rc = max(1, nchunks)
+    _tr_prefix(hist, ptr, nchunks)  # hist[c, r]: slice c's first slot in row r
     for c in numba.prange(nchunks):
         lo, hi = chunk_bounds(n, c, nchunks)
         h = hist[c]
@@ -1430,9 +1429,9 @@ def _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, un
             h[r] = p + 1
             t_cols[p] = cols[k]
             t_vals[p] = values[k]
-    total = np.zeros(rc, np.int64)
-    for q in numba.prange(rc):
-        r0, r1 = chunk_bounds(nrows, q, rc)
+    total = np.zeros(nchunks, np.int64)
+    for q in numba.prange(nchunks):
+        r0, r1 = chunk_bounds(nrows, q, nchunks)
         t = 0
         for r in range(r0, r1):
             lo, hi = ptr[r], ptr[r + 1]
