@@ -90,6 +90,18 @@ from ._display import spy
 from ._dlpack import from_dlpack
 from ._namespace_info import array_namespace_info as __array_namespace_info__  # noqa: F401  (a dunder: not in __all__)
 
+from ._results import sparray_results as _sparray_results
+
+# the namespace rule (sparray._results): called with sparray arrays only, these return sparray
+# arrays also where their result is dense by nature
+for _name in ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "nonzero", "where", "argmax",
+              "argmin", "count_nonzero", "searchsorted", "argsort", "sort", "unique_values", "unique_counts",
+              "unique_inverse", "unique_all", "cumulative_sum", "cumulative_prod", "diff", "matmul", "tensordot",
+              "vecdot", "take", "take_along_axis", "clip"):  # fmt: skip
+    globals()[_name] = _sparray_results(globals()[_name])
+del _name
+linalg.matmul, linalg.tensordot, linalg.vecdot = matmul, tensordot, vecdot  # xp.linalg's are the same functions
+
 del annotations  # the __future__ import above is not a public name of the namespace
 
 e = 2.718281828459045

@@ -57,7 +57,7 @@ def main() -> None:
     _show("sum of [10, 1, 20, 1, 1]", float(sparray.sum(R)))
     _show("max / min", (float(sparray.max(R)), float(sparray.min(R))))
     H = sparray.asarray(np.arange(12.0).reshape(4, 3) % 5, sparse_ndim=1)
-    _show("hybrid sum(axis=0)", sparray.sum(H, axis=0).tolist())
+    _show("hybrid sum(axis=0)", sparray.sum(H, axis=0).to_dense().tolist())
 
     print("\n5. Five layouts, one fill value; transposes are views")
     D = np.array([[0.0, 0, 1, 2], [3, 4, 0, 0], [0, 0, 0, 5], [0, 0, 6, 0]])

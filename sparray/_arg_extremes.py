@@ -17,13 +17,14 @@ How, per kind of axis:
 - ``axis=None``: the flat index (NumPy's C order) of the extreme: the best specified element
   against the best fill element at the first unspecified position.
 
-The result is a dense int64 array of the components' namespace (one index per kept position:
-it has no fill to leave unspecified). Complex input raises TypeError (no order in the array API);
+The result is dense int64 (one index per kept position: it has no fill to leave unspecified);
+the namespace's ``sparray.argmax`` hands it back as a sparray array holding those dense values,
+these module functions as an array of the components' namespace (``_results.py``). Complex input raises TypeError (no order in the array API);
 a zero-size reduction raises ValueError, as NumPy's.
 
 >>> import sparray
 >>> A = sparray.COO([[0, 1, 1], [1, 0, 2]], [-2.0, 4.0, 4.0], shape=(2, 3), fill_value=0.0)
->>> sparray.argmax(A, axis=1).tolist(), sparray.argmin(A, axis=1).tolist()
+>>> sparray.argmax(A, axis=1).to_dense().tolist(), sparray.argmin(A, axis=1).to_dense().tolist()
 ([0, 0], [1, 1])
 >>> int(sparray.argmax(A)), int(sparray.argmin(A))
 (3, 1)

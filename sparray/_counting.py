@@ -3,7 +3,7 @@
 - ``count_nonzero(x, axis, keepdims)`` is ``sum(x != 0, dtype=int64)``: the unspecified elements
   count through the fill (a fill that is not zero, nan included, counts every one of them). The
   result is laid out as ``sum``'s: a sparse array over the kept sparse dims (its fill is the count
-  of an all-fill slice), or a dense int64 array when every sparse dim is reduced (``axis=None``).
+  of an all-fill slice), or dense int64 values when every sparse dim is reduced (``axis=None``).
 - ``searchsorted(x1, x2, side, sorter)``: for a sorted 1-d ``x1`` the answer for a query ``v`` is
   the number of elements of ``x1`` before ``v`` (``< v`` for side "left", ``<= v`` for "right", in
   NumPy's order with nan last). A sparse ``x1`` answers that as ``searchsorted`` over its sorted
@@ -11,14 +11,18 @@
   k queries, without the dense form of ``x1``. ``sorter`` only says how ``x1`` is sorted, so a sparse
   ``x1`` with a ``sorter`` sorts its specified values instead (the count does not depend on the
   order). A sparse ``x2`` is answered on its specified values and its fill, then laid out densely:
-  the result is a dense int64 array of ``x2``'s shape (one index per query; O(x2.size)).
+  the result is dense int64 of ``x2``'s shape (one index per query; O(x2.size)).
+
+Dense results come back from the namespace's functions as sparray arrays holding the dense values
+(the namespace rule, ``_results.py``), from these module functions as arrays of the components'
+namespace.
 
 >>> import sparray
 >>> A = sparray.COO([[0, 2]], [5.0, 7.0], shape=(4,), fill_value=1.0)
 >>> int(sparray.count_nonzero(A)), int(sparray.count_nonzero(A - 1))
 (4, 2)
 >>> x1 = sparray.COO([[2, 3]], [4.0, 6.0], shape=(4,))  # [0, 0, 4, 6]
->>> sparray.searchsorted(x1, sparray.asarray([0.0, 5.0, 9.0])).tolist()
+>>> sparray.searchsorted(x1, sparray.asarray([0.0, 5.0, 9.0])).to_dense().tolist()
 [0, 3, 4]
 """
 

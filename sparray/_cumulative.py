@@ -2,8 +2,9 @@
 
 A running sum along an axis is dense in general: past the first specified element of a line,
 every unspecified position holds ``prefix + k * fill``, a different value at each step. So the
-result is SPARSE only where it truly is, and otherwise a DENSE array of the components'
-namespace:
+result is SPARSE only where it truly is, and otherwise DENSE (handed back by
+``sparray.cumulative_sum`` as a sparray array holding the dense values: the namespace rule,
+``_results.py``):
 
 - ``axis`` a dense dim (a hybrid array): each specified dense part is summed on its own, and so
   is the fill (a dense-part fill comes back): sparse, same pattern and layout, O(nse * m).
@@ -22,7 +23,7 @@ namespace:
 
 >>> import sparray
 >>> A = sparray.COO([[1, 3]], [2.0, 5.0], shape=(5,), fill_value=1.0)
->>> sparray.cumulative_sum(A).tolist()
+>>> sparray.cumulative_sum(A).to_dense().tolist()
 [1.0, 3.0, 4.0, 9.0, 10.0]
 >>> B = sparray.COO([[0, 1, 3]], [2.0, 5.0, 7.0], shape=(5,), fill_value=float("nan"))
 >>> P = sparray.cumulative_prod(B)

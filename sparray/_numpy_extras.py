@@ -21,6 +21,7 @@ searching, sorting, sets, running sums and differences, tiling and triangles, ``
 from __future__ import annotations
 
 import operator
+import types
 
 import numpy as np
 
@@ -30,10 +31,25 @@ from ._numpy_protocols import _UNSET, _check_defaults, _no_out, _reshape, implem
 __all__: list[str] = []
 
 
+class _Plain:
+    """A namespace's functions without the namespace rule's wrapper (``sparray._results``): NumPy's
+    functions on sparse arrays answer NumPy's way, a dense-by-nature result an array of the
+    components' namespace. ``_Plain(sparray).linalg.det`` is ``sparray.linalg.det`` unwrapped."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def __getattr__(self, name):
+        f = getattr(self._module, name)
+        if isinstance(f, types.ModuleType):  # sparray.linalg, sparray.fft
+            return _Plain(f)
+        return getattr(f, "__wrapped__", f) if getattr(f, "__wrapped_for_results__", False) else f
+
+
 def _ns():
     import sparray
 
-    return sparray
+    return _Plain(sparray)
 
 
 def _flat(a):

@@ -115,6 +115,16 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     return result if out is None else _write_out(who, result, out)
 
 
+def _plain(name):
+    """``sparray.<name>`` without the namespace rule's wrapper (``sparray._results``): NumPy's
+    functions on sparse arrays answer as they always have (a dense result in the components'
+    namespace); the rule is the array API namespace's."""
+    import sparray
+
+    f = getattr(sparray, name)
+    return f.__wrapped__ if getattr(f, "__wrapped_for_results__", False) else f
+
+
 def _call_ufunc(who, fname, inputs, kwargs):
     import sparray
 
@@ -124,7 +134,7 @@ def _call_ufunc(who, fname, inputs, kwargs):
                     subok=(True,), where=(True,))
     if dtype is not None:
         inputs = [_cast(x, dtype) for x in inputs]
-    f = getattr(sparray, fname)
+    f = _plain(fname)
     return f(*inputs) if axis is _UNSET else f(*inputs, axis=axis)
 
 
@@ -218,7 +228,7 @@ def _reduction(kind):
                 correction=_UNSET, mean=_UNSET):
         import sparray
 
-        f = getattr(sparray, kind)
+        f = _plain(kind)
         _no_out(who, out)
         _unsupported(who, initial=initial, where=where, mean=mean)
         if kind in ("var", "std"):
@@ -403,7 +413,7 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
 def _tensordot(a, b, axes=2):
     import sparray
 
-    return sparray.tensordot(a, b, axes=axes)
+    return _plain("tensordot")(a, b, axes=axes)
 
 
 @implements(np.dot)
@@ -416,8 +426,8 @@ def _dot(a, b, out=None):
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return sparray.multiply(a, b)
     if a.ndim <= 2 and b.ndim <= 2:
-        return sparray.matmul(a, b)
-    return sparray.tensordot(a, b, axes=([a.ndim - 1], [max(b.ndim - 2, 0)]))
+        return _plain("matmul")(a, b)
+    return _plain("tensordot")(a, b, axes=([a.ndim - 1], [max(b.ndim - 2, 0)]))
 
 
 @implements(np.where)
@@ -425,17 +435,17 @@ def _where(condition, x=_UNSET, y=_UNSET):
     import sparray
 
     if x is _UNSET and y is _UNSET:
-        return sparray.nonzero(condition)
+        return _plain("nonzero")(condition)
     if x is _UNSET or y is _UNSET:
         raise ValueError("numpy.where: either both or neither of x and y must be given")
-    return sparray.where(condition, x, y)
+    return _plain("where")(condition, x, y)
 
 
 @implements(np.nonzero)
 def _nonzero(a):
     import sparray
 
-    return sparray.nonzero(a)
+    return _plain("nonzero")(a)
 
 
 @implements(np.clip)

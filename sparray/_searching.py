@@ -8,13 +8,15 @@
 - ``nonzero(x)``: the indices of the elements that are not zero, as one 1-D index array per dim
   in row-major order (NumPy's order). With a zero fill only the specified elements are looked at;
   with any other fill (nan included: nan is not zero) every unspecified element is non-zero and
-  the result has about ``x.size`` entries, so it is computed from the dense form.
+  the result has about ``x.size`` entries, so it is computed from the dense form. The index
+  arrays are dense by nature: ``sparray.nonzero`` hands them back as sparray arrays holding them
+  (the namespace rule, ``_results.py``).
 
 >>> import sparray
 >>> A = sparray.COO([[0, 2]], [1.0, -1.0], shape=(4,), fill_value=0.0)
 >>> sparray.where(A > 0, A, 5.0).to_dense().tolist()
 [1.0, 5.0, 5.0, 5.0]
->>> [i.tolist() for i in sparray.nonzero(A)]
+>>> [i.to_dense().tolist() for i in sparray.nonzero(A)]
 [[0, 2]]
 """
 

@@ -20,13 +20,13 @@ order), and ``inverse_indices`` is then DENSE (each of those elements points at 
 they have no common fill). ``-0.0`` equals ``0.0``: one value.
 
 Cost: one stable sort of the ``nse * m`` specified elements and ``m`` fill elements (plus a
-second sort for the inverse); values, counts and indices are dense 1-d arrays of the components'
-namespace. Complex values sort by real part, then imaginary part.
+second sort for the inverse); values, counts and indices are dense 1-d arrays (the namespace's
+functions hand them back as sparray arrays holding them: the namespace rule, ``_results.py``). Complex values sort by real part, then imaginary part.
 
 >>> import sparray
 >>> A = sparray.COO([[1, 3]], [2.0, 0.0], shape=(5,), fill_value=0.0)  # [0, 2, 0, 0, 0]
 >>> r = sparray.unique_all(A)
->>> r.values.tolist(), r.counts.tolist(), r.indices.tolist()
+>>> r.values.to_dense().tolist(), r.counts.to_dense().tolist(), r.indices.to_dense().tolist()
 ([0.0, 2.0], [4, 1], [0, 1])
 >>> r.inverse_indices.to_dense().tolist()
 [0, 1, 0, 0, 0]

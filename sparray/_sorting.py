@@ -14,8 +14,9 @@ dim, every dense part and the fill are sorted on their own (same pattern). Cost 
 (two stable argsorts of the specified values); the result comes in the input's layout when its
 shape allows (``match_layout``), else COO. Lines that hold only the fill are left as they are.
 
-``argsort`` returns a DENSE int64 array (one index per element: an index array has no fill to
-leave unspecified), computed from the dense form: ``xp.argsort(x.to_dense(), stable=True)``. Per
+``argsort`` returns DENSE int64 values (one index per element: an index array has no fill to
+leave unspecified; ``sparray.argsort`` hands them back as a sparray array holding them, the
+namespace rule of ``_results.py``), computed from the dense form: ``xp.argsort(x.to_dense(), stable=True)``. Per
 line its answer is the positions of the values that sort before the fill, the positions holding
 the fill in increasing order, then the positions of the values after it, and a sparse
 construction that emits that fill block as a range (from a mask of the other positions, O(size)
@@ -30,7 +31,7 @@ writes each row in one pass is where a sparse argsort would win.
 >>> B = sparray.sort(A)
 >>> B.to_dense().tolist(), B.nse, B.fill_value.tolist()
 ([-1.0, 1.0, 1.0, 1.0, 3.0, 9.0], 3, 1.0)
->>> sparray.argsort(A).tolist()
+>>> sparray.argsort(A).to_dense().tolist()
 [2, 1, 4, 5, 0, 3]
 """
 

@@ -120,6 +120,34 @@ def to_numpy(x):
     return np.asarray(x)
 
 
+def assert_sparray_result(result, like, ctx=""):
+    """``result``, dense by nature (a reduction to the dense part, indices, a factor), follows the
+    namespace rule (``sparray._results``): a sparray array whose components live in the namespace
+    of ``like``'s components (NumPy, array-api-strict...), fill 0."""
+    assert isinstance(result, sparray.SparseArray), (type(result), ctx)
+    want = type(like.values).__module__.split(".")[0] if isinstance(like, sparray.SparseArray) else "numpy"
+    assert type(result.values).__module__.split(".")[0] == want, (type(result.values), ctx)
+    assert not np.any(to_numpy(result.fill_value)), (result.fill_value, ctx)
+
+
+def assert_holds_dense(result, like, ctx=""):
+    """``result`` is a sparray array holding dense values as the namespace rule makes them
+    (``sparray._results.holding_dense``): ``assert_sparray_result``, a COO with no sparse dims and
+    one specified element, the dense array."""
+    assert_sparray_result(result, like, ctx)
+    assert result.layout == "coo" and result.sparse_ndim == 0 and result.nse == 1, (result.sparse_ndim, result.nse, ctx)
+
+
+def assert_follows_namespace_rule(result, like, ctx=""):
+    """``result`` of a function called with the sparray array ``like`` is a sparray array with
+    components in ``like``'s namespace: sparse where it can be, and when it has no sparse dims, the
+    dense values held as ``assert_holds_dense`` says."""
+    assert isinstance(result, sparray.SparseArray), (type(result), ctx)
+    assert type(result.values).__module__.split(".")[0] == type(like.values).__module__.split(".")[0], ctx
+    if result.sparse_ndim == 0:
+        assert_holds_dense(result, like, ctx)
+
+
 def assert_matches_dense(result, expected, *, fill=None, rtol=1e-7, atol=1e-12, check_dtype=True):
     """``result`` (sparse or dense) equals ``expected`` element-wise, nan-aware; checks the fill too."""
     got = to_numpy(result)

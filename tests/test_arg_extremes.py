@@ -1,11 +1,14 @@
 """argmax and argmin against NumPy: every layout, hybrid and batched shapes, fills 0, 1.5, nan and
 -inf (dense-part fills too), int and bool dtypes, ties between specified values and the fill
-(the first unspecified position must win), nans, uncoalesced COO, int32 indices, both backends."""
+(the first unspecified position must win), nans, uncoalesced COO, int32 indices, both backends.
+The indices are dense by nature and follow the namespace rule (sparray in, sparray out): a sparray
+array holding the dense int64 indices (no sparse dims, fill 0, components in the input's
+namespace); a NumPy input still gets NumPy indices."""
 
 import array_api_strict
 import numpy as np
 import pytest
-from sparray_testing import LAYOUTS, layout_cases, make_coo, make_sparse, to_numpy
+from sparray_testing import LAYOUTS, assert_holds_dense, assert_sparray_result, layout_cases, make_coo, make_sparse, to_numpy
 
 import sparray
 
@@ -22,9 +25,12 @@ def check(A, D):
                 with pytest.raises(ValueError, match="empty sequence"):
                     f(A, axis=axis, keepdims=keepdims)
                 continue
-            got = to_numpy(f(A, axis=axis, keepdims=keepdims))
-            assert got.dtype == np.int64 and got.shape == np.shape(expected), (A.layout, A.shape, axis)
-            np.testing.assert_array_equal(got, expected, err_msg=f"{A.layout} {A.shape} axis={axis}")
+            ctx = f"{A.layout} {A.shape} axis={axis} keepdims={keepdims}"
+            R = f(A, axis=axis, keepdims=keepdims)
+            assert_holds_dense(R, A, ctx)
+            got = to_numpy(R)
+            assert got.dtype == np.int64 and got.shape == np.shape(expected), ctx
+            np.testing.assert_array_equal(got, expected, err_msg=ctx)
 
 
 def test_every_layout(backend):
@@ -71,9 +77,12 @@ def test_full_and_empty_lines():
     A = sparray.COO([[0, 0, 0, 2], [0, 1, 2, 2]], [1.0, 7.0, 3.0, 5.0], shape=(3, 3), fill_value=5.0)
     D = A.to_dense()
     for f, nf in [(sparray.argmax, np.argmax), (sparray.argmin, np.argmin)]:
-        np.testing.assert_array_equal(f(A, axis=1), nf(D, axis=1))
-        np.testing.assert_array_equal(f(A, axis=0), nf(D, axis=0))
-    assert sparray.argmax(A, axis=1).tolist() == [1, 0, 0]
+        for axis in (1, 0, None):
+            R = f(A, axis=axis)
+            assert_holds_dense(R, A, axis)
+            np.testing.assert_array_equal(to_numpy(R), nf(D, axis=axis))
+    assert to_numpy(sparray.argmax(A, axis=1)).tolist() == [1, 0, 0]
+    assert int(sparray.argmax(A)) == np.argmax(D) == 1 and int(sparray.argmin(A)) == np.argmin(D) == 0
 
 
 def test_array_api_strict_components():
@@ -85,8 +94,12 @@ def test_array_api_strict_components():
 
 def test_dense_input_goes_to_its_namespace():
     D = np.array([[1.0, 3.0], [4.0, 2.0]])
-    np.testing.assert_array_equal(sparray.argmax(D, axis=0), np.argmax(D, axis=0))
-    np.testing.assert_array_equal(sparray.argmin(D), np.argmin(D))
+    got = sparray.argmax(D, axis=0)
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_array_equal(got, np.argmax(D, axis=0))
+    got = sparray.argmin(D)
+    assert not isinstance(got, sparray.SparseArray)
+    np.testing.assert_array_equal(got, np.argmin(D))
 
 
 def test_errors():
@@ -100,7 +113,9 @@ def test_errors():
     with pytest.raises(TypeError, match="real-valued"):
         sparray.argmax(sparray.COO([[0]], [1j], shape=(2,)))
     E = sparray.COO([[], []], np.zeros(0), shape=(0, 3))
-    assert sparray.argmax(E, axis=1).shape == (0,)
+    R = sparray.argmax(E, axis=1)
+    assert_holds_dense(R, E)
+    assert R.shape == (0,) and to_numpy(R).shape == (0,)
     with pytest.raises(ValueError, match="empty sequence"):
         sparray.argmax(E, axis=0)
 

@@ -1,10 +1,15 @@
 """count_nonzero and searchsorted against NumPy: every layout, fills 0, 1.5, nan and -inf (nan is
 not zero), dense-part fills, int/bool/complex dtypes; searchsorted with sparse or dense x1 and
-x2, Python scalars, both sides, a sorter, nans and infinities in x1 and in the queries."""
+x2, Python scalars, both sides, a sorter, nans and infinities in x1 and in the queries.
+
+Dense results (count_nonzero over every sparse dim, searchsorted's indices) follow the namespace
+rule (sparray in, sparray out): called with sparray arrays only (and Python scalars), a function
+hands them back as a sparray array holding the dense int64 values (no sparse dims, fill 0,
+components in the input's namespace); given a NumPy array among the arguments it answers NumPy."""
 
 import numpy as np
 import pytest
-from sparray_testing import layout_cases, make_coo, to_numpy
+from sparray_testing import assert_holds_dense, assert_sparray_result, layout_cases, make_coo, to_numpy
 
 import sparray
 
@@ -17,11 +22,16 @@ def test_count_nonzero_every_layout():
             keepdims = bool(i % 2)
             R = sparray.count_nonzero(A, axis=axis, keepdims=keepdims)
             expected = np.count_nonzero(D, axis=axis, keepdims=keepdims)
+            ctx = f"{A.layout} {A.shape} axis={axis} keepdims={keepdims}"
             got = to_numpy(R)
-            assert got.dtype == np.int64 and got.shape == np.shape(expected)
-            np.testing.assert_array_equal(got, expected)
-            if isinstance(R, sparray.SparseArray):  # the count of an all-fill slice
-                assert R.ndim - R.dense_ndim > 0
+            assert got.dtype == np.int64 and got.shape == np.shape(expected), ctx
+            np.testing.assert_array_equal(got, expected, err_msg=ctx)
+            n_sparse = A.ndim - A.dense_ndim
+            reduced = range(A.ndim) if axis is None else {a % A.ndim for a in np.atleast_1d(axis)}
+            if set(range(n_sparse)) <= set(reduced) and not (keepdims and n_sparse):
+                assert_holds_dense(R, A, ctx)  # every sparse dim reduced: dense values
+            else:  # sparse over the kept sparse dims (size 1 with keepdims), an all-fill slice's count as fill
+                assert isinstance(R, sparray.SparseArray) and R.ndim - R.dense_ndim > 0, ctx
 
 
 @pytest.mark.parametrize("dtype, fill", [("int64", 0), ("int64", 2), ("bool", True), ("bool", False), ("complex128", 0)])
@@ -32,9 +42,15 @@ def test_count_nonzero_dtypes(dtype, fill):
         A = A * 1j
         D = D * 1j
     for axis in [None, 0, 2, (1, 2)]:
-        np.testing.assert_array_equal(to_numpy(sparray.count_nonzero(A, axis=axis)), np.count_nonzero(D, axis=axis))
-    D = np.arange(6).reshape(2, 3)
-    np.testing.assert_array_equal(sparray.count_nonzero(D, axis=1), np.count_nonzero(D, axis=1))
+        R = sparray.count_nonzero(A, axis=axis)
+        assert isinstance(R, sparray.SparseArray)
+        if axis is None:
+            assert_holds_dense(R, A)
+        np.testing.assert_array_equal(to_numpy(R), np.count_nonzero(D, axis=axis))
+    D = np.arange(6).reshape(2, 3)  # NumPy input: a NumPy result, as before
+    got = sparray.count_nonzero(D, axis=1)
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_array_equal(got, np.count_nonzero(D, axis=1))
 
 
 def _sorted_sparse(rng, n, fill, pool):
@@ -59,10 +75,15 @@ def test_searchsorted_sparse_x1(fill):
                 for x1 in (A, D):
                     for x2 in (QUERIES, Q):
                         got = sparray.searchsorted(x1, x2, side=side)
-                        assert isinstance(got, np.ndarray) and got.dtype == np.int64
-                        np.testing.assert_array_equal(got, expected)
-                for v in (0.0, 1):
+                        if x1 is A and x2 is Q:  # sparray arrays only: a sparray result
+                            assert_holds_dense(got, A)
+                        else:  # a NumPy operand: a NumPy result, as before
+                            assert isinstance(got, np.ndarray)
+                        assert got.dtype == np.int64 and got.shape == expected.shape
+                        np.testing.assert_array_equal(to_numpy(got), expected)
+                for v in (0.0, 1):  # a sparse x1 and a Python scalar: sparray arrays only
                     got = sparray.searchsorted(A, v, side=side)
+                    assert_holds_dense(got, A)
                     assert got.shape == () and int(got) == np.searchsorted(D, v, side=side)
 
 
@@ -72,13 +93,24 @@ def test_searchsorted_sorter_and_ints():
         D = rng.integers(0, 6, size=9)
         A = sparray.asarray(D, fill_value=fill)
         sorter = np.argsort(D, kind="stable")
-        assert np.array_equal(sparray.argsort(A), sorter)
+        got = sparray.argsort(A)
+        assert_holds_dense(got, A)
+        assert np.array_equal(to_numpy(got), sorter)
         q = np.arange(-1, 8)
         for side in ("left", "right"):
             expected = np.searchsorted(D, q, side=side, sorter=sorter)
-            np.testing.assert_array_equal(sparray.searchsorted(A, q, side=side, sorter=sorter), expected)
+            # NumPy queries and sorter: NumPy results, as before
+            got = sparray.searchsorted(A, q, side=side, sorter=sorter)
+            assert isinstance(got, np.ndarray)
+            np.testing.assert_array_equal(got, expected)
             Q = sparray.asarray(q.reshape(3, 3), fill_value=2)
-            np.testing.assert_array_equal(sparray.searchsorted(D, Q, side=side, sorter=sorter), expected.reshape(3, 3))
+            got = sparray.searchsorted(D, Q, side=side, sorter=sorter)
+            assert isinstance(got, np.ndarray)
+            np.testing.assert_array_equal(got, expected.reshape(3, 3))
+            # sparray x1, x2 and sorter: a sparray result
+            got = sparray.searchsorted(A, Q, side=side, sorter=sparray.asarray(sorter))
+            assert_holds_dense(got, A)
+            np.testing.assert_array_equal(to_numpy(got), expected.reshape(3, 3))
 
 
 @pytest.mark.parametrize("v", [-2.0, 1.5, np.inf, np.nan, 2, True])
@@ -93,6 +125,10 @@ def test_searchsorted_scalar_of_another_kind(v):
             expected = np.searchsorted(D, v, side=side)
             for x1 in (A, D):
                 got = sparray.searchsorted(x1, v, side=side)
+                if x1 is A:  # a sparse x1 and a Python scalar: a sparray result
+                    assert_holds_dense(got, A, (v, side))
+                else:
+                    assert not isinstance(got, sparray.SparseArray)
                 assert got.shape == () and int(got) == expected, (x1, v, side)
 
 
@@ -100,8 +136,15 @@ def test_searchsorted_uncoalesced_x1():
     A = sparray.COO([[3, 2, 3]], [2.0, 1.0, 2.0], shape=(4,), fill_value=-1.0)  # [-1, -1, 1, 4]
     D = A.to_dense()
     q = np.array([-2.0, -1.0, 1.0, 3.0, 4.0, 5.0])
+    Q = sparray.asarray(q)
     for side in ("left", "right"):
-        np.testing.assert_array_equal(sparray.searchsorted(A, q, side=side), np.searchsorted(D, q, side=side))
+        expected = np.searchsorted(D, q, side=side)
+        got = sparray.searchsorted(A, q, side=side)  # NumPy queries: a NumPy result
+        assert isinstance(got, np.ndarray)
+        np.testing.assert_array_equal(got, expected)
+        got = sparray.searchsorted(A, Q, side=side)  # sparray queries: a sparray result
+        assert_holds_dense(got, A)
+        np.testing.assert_array_equal(to_numpy(got), expected)
 
 
 def test_searchsorted_errors():

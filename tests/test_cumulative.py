@@ -1,7 +1,9 @@
 """cumulative_sum and cumulative_prod against NumPy: every layout, hybrid and batched shapes, every
 axis, include_initial, dtype, fills 0, 1.5, nan and -inf (dense-part fills too), int and bool
 dtypes, uncoalesced COO. Checks the layout rule: sparse along a dense dim and for an absorbing
-fill (nan; 0 for an integer product), dense otherwise."""
+fill (nan; 0 for an integer product), dense otherwise. A dense result follows the namespace rule
+(sparray in, sparray out): a sparray array holding the dense values (no sparse dims, fill 0,
+components in the input's namespace); a NumPy input still gets a NumPy result."""
 
 import contextlib
 import warnings
@@ -9,7 +11,7 @@ import warnings
 import array_api_strict
 import numpy as np
 import pytest
-from sparray_testing import assert_matches_dense, layout_cases, make_coo, make_sparse, to_numpy
+from sparray_testing import assert_matches_dense, assert_holds_dense, assert_sparray_result, layout_cases, make_coo, make_sparse, to_numpy
 
 import sparray
 
@@ -43,8 +45,12 @@ def check(A, D, dtypes=(None,)):
                     expected = nf(D, axis=axis, dtype=dtype, include_initial=include_initial)
                     got = f(A, axis=axis, dtype=dtype, include_initial=include_initial)
                 assert_matches_dense(got, expected, rtol=1e-5 if expected.dtype == np.float32 else 1e-7)
-                if A.size:
-                    assert isinstance(got, sparray.SparseArray) == expect_sparse(A, axis or 0, kind, expected.dtype)
+                ctx = f"{A.layout} {A.shape} {kind} axis={axis} dtype={dtype}"
+                assert isinstance(got, sparray.SparseArray), ctx  # sparse or dense: always a sparray array
+                if A.size and expect_sparse(A, axis or 0, kind, expected.dtype):
+                    assert got.sparse_ndim > 0, ctx  # truly sparse
+                elif A.size:
+                    assert_holds_dense(got, A, ctx)
 
 
 def test_every_layout():
@@ -58,7 +64,15 @@ def test_dtypes_and_absorbing_fills(dtype, fill, backend):
     rng = np.random.default_rng(1)
     for shape, s in [((7,), 1), ((4, 5), 2), ((3, 4, 2), 2), ((3, 4, 2), 3)]:
         A, D = make_coo(rng, shape, s, density=0.6, fill=fill, dtype=dtype, duplicates=dtype != "bool")
-        check(A, D, dtypes=(None, np.float64) if dtype != "float64" else (None, np.float32))
+        check(A, D, dtypes=(None, sparray.float64) if dtype != "float64" else (None, sparray.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_numpy_scalar_type_as_dtype_follows_the_namespace_rule(dtype):
+    A = sparray.COO([[0, 2]], [1.0, 2.0], shape=(4,))
+    got = sparray.cumulative_sum(A, dtype=dtype)
+    np.testing.assert_array_equal(to_numpy(got), np.cumulative_sum(A.to_dense(), dtype=dtype))
+    assert_holds_dense(got, A)
 
 
 def test_leading_runs_stay_sparse():
@@ -94,8 +108,9 @@ def test_zero_d_include_initial(name, value, fill):
     for include_initial in (False, True):
         got = getattr(sparray, name)(Z, include_initial=include_initial)
         expected = getattr(np, name)(np.asarray(value), include_initial=include_initial)
-        assert got.dtype == expected.dtype
-        np.testing.assert_array_equal(got, expected)
+        assert_holds_dense(got, Z)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_array_equal(to_numpy(got), expected)
 
 
 @pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
@@ -116,11 +131,17 @@ def test_bool_result_along_a_dense_dim(name, dtype):
 
 def test_zero_d_empty_dense_and_errors():
     Z = sparray.COO(np.zeros((0, 1), dtype=np.int64), [3.0], shape=())
-    np.testing.assert_array_equal(sparray.cumulative_sum(Z), np.cumulative_sum(np.asarray(3.0)))
+    got = sparray.cumulative_sum(Z)
+    assert_holds_dense(got, Z)
+    np.testing.assert_array_equal(to_numpy(got), np.cumulative_sum(np.asarray(3.0)))
     E = sparray.COO([[], []], np.zeros(0), shape=(3, 0), fill_value=1.0)
-    assert sparray.cumulative_prod(E, axis=1, include_initial=True).tolist() == [[1.0], [1.0], [1.0]]
+    got = sparray.cumulative_prod(E, axis=1, include_initial=True)
+    assert_holds_dense(got, E)
+    assert to_numpy(got).tolist() == [[1.0], [1.0], [1.0]]
     D = np.arange(1.0, 5.0)
-    np.testing.assert_array_equal(sparray.cumulative_sum(D), np.cumulative_sum(D))
+    got = sparray.cumulative_sum(D)  # a NumPy input: a NumPy result, as before
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_array_equal(got, np.cumulative_sum(D))
     A = sparray.COO([[0], [0]], [1.0], shape=(2, 2))
     with pytest.raises(ValueError, match="axis is required"):
         sparray.cumulative_sum(A)

@@ -1,5 +1,9 @@
 """sparray.fft against numpy.fft on the dense arrays: every layout, stacks, hybrid arrays, empty dims,
-fills 0 / 1.5 / nan / -inf; fftshift / ifftshift stay sparse; fftfreq / rfftfreq; the signatures."""
+fills 0 / 1.5 / nan / -inf; fftshift / ifftshift stay sparse; fftfreq / rfftfreq; the signatures.
+
+The transforms follow the namespace rule (sparray._results): the transform of a sparray array,
+dense by nature, is held by a COO with no sparse dims (fill 0, components in the input's
+namespace); the transform of a NumPy array is NumPy's. fftfreq / rfftfreq return sparray arrays."""
 
 import inspect
 
@@ -8,14 +12,18 @@ import pytest
 
 import sparray
 from linalg_ext_cases import dense, is_sparse, layout_matrix_params, make_matrix
-from sparray_testing import assert_matches_dense, make_coo
+from sparray_testing import assert_matches_dense, assert_sparray_result, make_coo
 
 F = sparray.fft
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # transforms of nan / inf
 
 
-def _close(got, expected):
-    assert not is_sparse(got) and tuple(got.shape) == expected.shape and dense(got).dtype == expected.dtype
+def _close(got, expected, like):
+    """``got``, the transform of the sparray array ``like``, is held dense (the namespace rule) and
+    equals NumPy's ``expected``."""
+    assert_sparray_result(got, like)
+    assert got.layout == "coo" and got.sparse_ndim == 0 and got.nse == 1, (got.layout, got.sparse_ndim)
+    assert tuple(got.shape) == expected.shape and dense(got).dtype == expected.dtype
     np.testing.assert_allclose(dense(got), expected, rtol=1e-10, atol=1e-10, equal_nan=True)
 
 
@@ -27,18 +35,18 @@ def test_transforms_match_numpy(layout, case, fill):
         with pytest.raises(ValueError):  # NumPy has no transform of length 0 either
             F.fft(A, axis=list(D.shape).index(0))
         return
-    _close(F.fft(A), np.fft.fft(D))
-    _close(F.ifft(A, n=5, axis=0, norm="ortho"), np.fft.ifft(D, n=5, axis=0, norm="ortho"))
-    _close(F.rfft(A, axis=-2, norm="forward"), np.fft.rfft(D, axis=-2, norm="forward"))
-    _close(F.ihfft(A), np.fft.ihfft(D))
-    _close(F.fftn(A), np.fft.fftn(D))
-    _close(F.ifftn(A, axes=(0, -1), s=(3, 4)), np.fft.ifftn(D, axes=(0, -1), s=(3, 4)))
-    _close(F.rfftn(A, axes=(-1, 0)), np.fft.rfftn(D, axes=(-1, 0)))
+    _close(F.fft(A), np.fft.fft(D), A)
+    _close(F.ifft(A, n=5, axis=0, norm="ortho"), np.fft.ifft(D, n=5, axis=0, norm="ortho"), A)
+    _close(F.rfft(A, axis=-2, norm="forward"), np.fft.rfft(D, axis=-2, norm="forward"), A)
+    _close(F.ihfft(A), np.fft.ihfft(D), A)
+    _close(F.fftn(A), np.fft.fftn(D), A)
+    _close(F.ifftn(A, axes=(0, -1), s=(3, 4)), np.fft.ifftn(D, axes=(0, -1), s=(3, 4)), A)
+    _close(F.rfftn(A, axes=(-1, 0)), np.fft.rfftn(D, axes=(-1, 0)), A)
     C, DC = A.astype(sparray.complex128), D.astype(complex)
-    _close(F.irfft(C, n=6), np.fft.irfft(DC, n=6))
+    _close(F.irfft(C, n=6), np.fft.irfft(DC, n=6), C)
     if D.shape[0] > 1 and D.shape[-1] > 1:  # the default output length 2 * (m - 1) must be positive
-        _close(F.hfft(C, axis=0), np.fft.hfft(DC, axis=0))
-        _close(F.irfftn(C, axes=(-2, -1)), np.fft.irfftn(DC, axes=(-2, -1)))
+        _close(F.hfft(C, axis=0), np.fft.hfft(DC, axis=0), C)
+        _close(F.irfftn(C, axes=(-2, -1)), np.fft.irfftn(DC, axes=(-2, -1)), C)
 
 
 @pytest.mark.parametrize("layout, case, fill", layout_matrix_params())
@@ -60,7 +68,12 @@ def test_shift_of_uncoalesced_coo_and_dense_input():
     assert not A.is_coalesced
     assert_matches_dense(F.fftshift(A), np.fft.fftshift(dense(A)))
     D = np.arange(12.0).reshape(3, 4)
-    np.testing.assert_array_equal(F.fftshift(D, axes=1), np.fft.fftshift(D, axes=1))
+    got = F.fftshift(D, axes=1)
+    assert isinstance(got, np.ndarray)  # NumPy in: NumPy out
+    np.testing.assert_array_equal(got, np.fft.fftshift(D, axes=1))
+    got = F.fft(D[0])
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_allclose(got, np.fft.fft(D[0]))
 
 
 @pytest.mark.parametrize("dtype", [None, "float32", "float64"])
@@ -68,15 +81,17 @@ def test_frequencies(dtype):
     want = np.dtype(dtype or "float64")
     for n in (1, 4, 7):
         f, r = F.fftfreq(n, d=0.5, dtype=dtype), F.rfftfreq(n, d=0.5, dtype=dtype)
-        assert f.dtype == want and r.dtype == want
-        np.testing.assert_allclose(f, np.fft.fftfreq(n, d=0.5))
-        np.testing.assert_allclose(r, np.fft.rfftfreq(n, d=0.5))
+        for got, expected in ((f, np.fft.fftfreq(n, d=0.5)), (r, np.fft.rfftfreq(n, d=0.5))):
+            assert_sparray_result(got, None)  # no array input: sparray arrays of NumPy components (device None)
+            assert got.dtype == want and dense(got).dtype == want and tuple(got.shape) == expected.shape
+            np.testing.assert_allclose(dense(got), expected, rtol=1e-6 if want == np.float32 else 1e-15)
 
 
 def test_array_api_strict_components():
     xp = pytest.importorskip("array_api_strict")
     A, D = make_coo(np.random.default_rng(63), (4, 6), density=0.4, fill=1.5, dtype="complex128", xp=xp)
-    _close(F.fftn(A), np.fft.fftn(D))  # array_api_strict's fftn takes complex input only
+    _close(F.fftn(A), np.fft.fftn(D), A)  # array_api_strict's fftn takes complex input only
+    assert type(F.fftn(A).values).__module__.startswith("array_api_strict")
     assert_matches_dense(F.fftshift(A), np.fft.fftshift(D))
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import sparray
-from sparray_testing import FILLS, LAYOUTS, assert_matches_dense, make_coo, make_sparse
+from sparray_testing import FILLS, LAYOUTS, assert_matches_dense, assert_sparray_result, make_coo, make_sparse
 
 BACKENDS = ["generic", "numba"]
 BLOCK = {"coo": None, "csr": None, "csc": None, "bsr": (2, 2), "bsc": (2, 2)}
@@ -283,8 +283,8 @@ def test_sparse_times_sparse(backend, left, right, fills):
         assert isinstance(R, sparray.SparseArray)
         assert R.layout == left
         assert_matches_dense(R, expected, fill=0.0, rtol=1e-10, atol=1e-10)
-    else:
-        assert isinstance(R, np.ndarray)
+    else:  # a non-zero fill makes the product dense: its values in a sparray array (sparray in, sparray out)
+        assert_sparray_result(R, A)
         assert_matches_dense(R, expected, rtol=1e-10, atol=1e-10)
 
 
@@ -312,7 +312,7 @@ def test_zero_fill_with_inf_value_is_dense(backend):
     B = sparray.asarray(np.array([[np.inf, 0.0], [0.0, 1.0]]), layout="csr")
     R = A @ B
     assert_matches_dense(R, ref_matmul(A.to_dense(), B.to_dense()))
-    assert np.isnan(np.asarray(R)[1, 0])  # 0 * inf, as in the dense product
+    assert np.isnan(_dense(R)[1, 0])  # 0 * inf, as in the dense product
 
 
 def test_blocked_result_layout(backend):
@@ -508,7 +508,7 @@ def test_issue16_tensordot_with_a_fill_that_varies_along_dense_dims(axes, layout
     A = sparray.COO(np.array([[0]]), np.array([[[2.712, -2.0, 3.273, -1.692]]]), (5, 1, 4),
                     fill_value=np.array([[1.5, -2.0, 1.5, 1.5]]))  # fmt: skip
     B = sparray.asarray(np.ones((1, 4, 2)), layout="csc", fill_value=1.5)
-    np.testing.assert_allclose(sparray.tensordot(A, B, axes=2), np.tensordot(A.to_dense(), B.to_dense(), axes=2))
+    np.testing.assert_allclose(_dense(sparray.tensordot(A, B, axes=2)), np.tensordot(A.to_dense(), B.to_dense(), axes=2))
     rng = np.random.default_rng(11)
     for fill in (np.array([1.5, -2.0]), np.array([np.nan, 0.0])):
         D = np.where(rng.random((3, 4, 2)) < 0.4, rng.standard_normal((3, 4, 2)), fill)
@@ -559,11 +559,11 @@ def test_products_and_sums_after_an_in_place_change_of_the_fill(layout):
     assert np.array_equal(A @ x, D @ x)  # the zero fill is now known
     assert np.array_equal(_dense(sparray.sum(A, axis=0)), D.sum(axis=0))
     assert np.array_equal(_dense(A @ B), D @ D.T)
-    assert [i.tolist() for i in sparray.nonzero(A)] == [i.tolist() for i in np.nonzero(D)]
+    assert [_dense(i).tolist() for i in sparray.nonzero(A)] == [i.tolist() for i in np.nonzero(D)]
     A += 1.5
     assert float(A.fill_value) == 1.5
     E = D + 1.5
     assert np.array_equal(A @ x, E @ x)
     assert np.array_equal(_dense(sparray.sum(A, axis=0)), E.sum(axis=0))
     assert np.allclose(_dense(A @ B), E @ D.T)
-    assert [i.tolist() for i in sparray.nonzero(A)] == [i.tolist() for i in np.nonzero(E)]
+    assert [_dense(i).tolist() for i in sparray.nonzero(A)] == [i.tolist() for i in np.nonzero(E)]

@@ -1,7 +1,12 @@
 """The densified functions of sparray.linalg (cholesky, det, slogdet, eigh, eigvalsh, inv, pinv, qr,
 svd, svdvals, matrix_rank, solve) against numpy.linalg on the dense arrays, for every layout,
 stacks, hybrid matrices, empty and 1x1 matrices and fills 0 / 1.5 / nan / -inf; the densify
-warning and its threshold; solve's SuperLU route; bad input."""
+warning and its threshold; solve's SuperLU route; bad input.
+
+The results follow the namespace rule (sparray._results): called with sparray arrays only, a
+function returns sparray arrays, its dense results held by a COO with no sparse dims (fill 0,
+components in the input's namespace); given a NumPy (or other dense) operand it returns dense
+arrays of that namespace, as before."""
 
 import warnings
 
@@ -10,14 +15,22 @@ import pytest
 
 import sparray
 from linalg_ext_cases import SQUARE_SHAPES, dense, is_sparse, layout_matrix_params, make_matrix, MATRIX_SHAPES
-from sparray_testing import make_coo
+from sparray_testing import assert_holds_dense, make_coo
 
 L = sparray.linalg
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # LAPACK on nan/inf input
 
 
-def _same_as_numpy(ours, theirs):
-    """``ours()`` equals ``theirs()`` (NumPy on the dense form), or both raise the same kind of error."""
+def numpy_result(result, ctx=""):
+    """``result`` of a call given a NumPy operand: a NumPy array (or scalar), as before the namespace rule."""
+    assert isinstance(result, (np.ndarray, np.generic)), (type(result), ctx)
+
+
+def _same_as_numpy(ours, theirs, like=None):
+    """``ours()`` equals ``theirs()`` (NumPy on the dense form), or both raise the same kind of error.
+
+    ``like``: the sparray operand when every operand is a sparray array (each result is then held
+    dense, ``assert_holds_dense``), None when a NumPy operand is among them (NumPy results)."""
     try:
         expected = theirs()
     except (np.linalg.LinAlgError, ValueError) as e:  # singular, no convergence, or an empty min/max
@@ -25,8 +38,11 @@ def _same_as_numpy(ours, theirs):
             ours()
         return None
     got = ours()
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
     for g, e in zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]:
-        assert not is_sparse(g) and tuple(g.shape) == e.shape and g.dtype == e.dtype
+        assert_holds_dense(g, like) if like is not None else numpy_result(g)
+        assert tuple(g.shape) == e.shape and g.dtype == e.dtype
         np.testing.assert_allclose(dense(g), e, rtol=1e-9, atol=1e-12, equal_nan=True)
     return got
 
@@ -35,47 +51,61 @@ def _same_as_numpy(ours, theirs):
 def test_square_functions_match_numpy(layout, case, fill):
     rng = np.random.default_rng(41)
     A, D = make_matrix(rng, layout, case, fill, density=0.6)
-    _same_as_numpy(lambda: L.det(A), lambda: np.linalg.det(D))
-    _same_as_numpy(lambda: tuple(L.slogdet(A)), lambda: tuple(np.linalg.slogdet(D)))
-    _same_as_numpy(lambda: L.inv(A), lambda: np.linalg.inv(D))
+    _same_as_numpy(lambda: L.det(A), lambda: np.linalg.det(D), A)
+    _same_as_numpy(lambda: tuple(L.slogdet(A)), lambda: tuple(np.linalg.slogdet(D)), A)
+    _same_as_numpy(lambda: L.inv(A), lambda: np.linalg.inv(D), A)
     b = rng.standard_normal(D.shape[-1])
-    _same_as_numpy(lambda: L.solve(A, b), lambda: np.linalg.solve(D, b[:, None])[..., 0])
-    _same_as_numpy(lambda: L.solve(A, A), lambda: np.linalg.solve(D, D))
+    _same_as_numpy(lambda: L.solve(A, b), lambda: np.linalg.solve(D, b[:, None])[..., 0])  # NumPy b: NumPy out
+    _same_as_numpy(lambda: L.solve(A, A), lambda: np.linalg.solve(D, D), A)
     # symmetric and positive definite matrices built with sparse operations from A
     S = A + sparray.matrix_transpose(A)
     DS = D + np.swapaxes(D, -1, -2)
-    _same_as_numpy(lambda: L.eigvalsh(S), lambda: np.linalg.eigvalsh(DS))
+    _same_as_numpy(lambda: L.eigvalsh(S), lambda: np.linalg.eigvalsh(DS), A)
     if np.isfinite(DS).all():
         w, Q = L.eigh(S)
-        np.testing.assert_allclose((Q * w[..., None, :]) @ np.swapaxes(Q, -1, -2), DS, atol=1e-10)
+        assert_holds_dense(w, A, "eigh eigenvalues")
+        assert_holds_dense(Q, A, "eigh eigenvectors")
+        Dw, DQ = dense(w), dense(Q)
+        np.testing.assert_allclose((DQ * Dw[..., None, :]) @ np.swapaxes(DQ, -1, -2), DS, atol=1e-10)
+        # the held results take part in sparse arithmetic like any sparray array
+        np.testing.assert_allclose(dense((Q * w[..., None, :]) @ sparray.matrix_transpose(Q)), DS, atol=1e-10)
         shift = 4.0 * D.shape[-1] * (np.abs(DS).max(initial=0) + 1)
         P = S + sparray.asarray(np.broadcast_to(shift * np.eye(D.shape[-1]), D.shape), layout="coo")
         DP = DS + shift * np.eye(D.shape[-1])
         for upper in (False, True):
-            _same_as_numpy(lambda: L.cholesky(P, upper=upper), lambda: np.linalg.cholesky(DP, upper=upper))
+            _same_as_numpy(lambda: L.cholesky(P, upper=upper), lambda: np.linalg.cholesky(DP, upper=upper), A)
 
 
 @pytest.mark.parametrize("layout, case, fill", layout_matrix_params(MATRIX_SHAPES))
 def test_rectangular_functions_match_numpy(layout, case, fill):
     rng = np.random.default_rng(42)
     A, D = make_matrix(rng, layout, case, fill, density=0.6)
-    _same_as_numpy(lambda: L.svdvals(A), lambda: np.linalg.svdvals(D))
+    _same_as_numpy(lambda: L.svdvals(A), lambda: np.linalg.svdvals(D), A)
     if not np.isfinite(D).all() or 0 in D.shape:  # LAPACK on nan/inf, or nothing to factorize: as NumPy above
         return
-    _same_as_numpy(lambda: L.pinv(A), lambda: np.linalg.pinv(D))
-    _same_as_numpy(lambda: L.pinv(A, rtol=0.3), lambda: np.linalg.pinv(D, rtol=0.3))
-    np.testing.assert_array_equal(L.matrix_rank(A), np.linalg.matrix_rank(D))
-    np.testing.assert_array_equal(L.matrix_rank(A, rtol=0.5), np.linalg.matrix_rank(D, rtol=0.5))
+    _same_as_numpy(lambda: L.pinv(A), lambda: np.linalg.pinv(D), A)
+    _same_as_numpy(lambda: L.pinv(A, rtol=0.3), lambda: np.linalg.pinv(D, rtol=0.3), A)
+    _same_as_numpy(lambda: L.matrix_rank(A), lambda: np.linalg.matrix_rank(D), A)
+    _same_as_numpy(lambda: L.matrix_rank(A, rtol=0.5), lambda: np.linalg.matrix_rank(D, rtol=0.5), A)
     for full in (True, False):
         U, S, Vh = L.svd(A, full_matrices=full)
-        k = S.shape[-1]
-        np.testing.assert_allclose((U[..., :k] * S[..., None, :]) @ Vh[..., :k, :], D, atol=1e-10)
+        eU, eS, eVh = np.linalg.svd(D, full_matrices=full)
+        for got, exp, what in ((U, eU, "U"), (S, eS, "S"), (Vh, eVh, "Vh")):
+            assert_holds_dense(got, A, what)
+            assert tuple(got.shape) == exp.shape and got.dtype == exp.dtype, what
+        DU, DS, DVh = dense(U), dense(S), dense(Vh)
+        k = DS.shape[-1]
+        np.testing.assert_allclose(DS, eS, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose((DU[..., :k] * DS[..., None, :]) @ DVh[..., :k, :], D, atol=1e-10)
     for mode in ("reduced", "complete"):
         Q, R = L.qr(A, mode=mode)
         eQ, eR = np.linalg.qr(D, mode=mode)
+        assert_holds_dense(Q, A, "Q")
+        assert_holds_dense(R, A, "R")
         assert Q.shape == eQ.shape and R.shape == eR.shape
-        np.testing.assert_allclose(Q @ R, D, atol=1e-10)
-        np.testing.assert_array_equal(R, np.triu(R))
+        DQ, DR = dense(Q), dense(R)
+        np.testing.assert_allclose(DQ @ DR, D, atol=1e-10)
+        np.testing.assert_array_equal(DR, np.triu(DR))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "complex128", "int64"])
@@ -88,8 +118,9 @@ def test_dtypes_follow_numpy(dtype):
     for ours, theirs in [(L.inv, np.linalg.inv), (L.det, np.linalg.det), (L.svdvals, np.linalg.svdvals),
                          (L.eigvalsh, np.linalg.eigvalsh)]:  # fmt: skip
         got, expected = ours(A), theirs(D)
-        assert got.dtype == expected.dtype
-        np.testing.assert_allclose(got, expected, rtol=rtol, atol=1e-5)
+        assert_holds_dense(got, A, ours.__name__)
+        assert got.dtype == expected.dtype and dense(got).dtype == expected.dtype
+        np.testing.assert_allclose(dense(got), expected, rtol=rtol, atol=1e-5)
 
 
 def test_named_tuples():
@@ -98,7 +129,14 @@ def test_named_tuples():
     assert L.qr(A)._fields == ("Q", "R")
     assert L.slogdet(A)._fields == ("sign", "logabsdet")
     assert L.svd(A)._fields == ("U", "S", "Vh")
-    assert L.slogdet(A).sign == 1.0
+    for result in (L.eigh(A), L.qr(A), L.slogdet(A), L.svd(A)):
+        for name, item in zip(result._fields, result):
+            assert_holds_dense(item, A, name)  # the named tuple's items follow the namespace rule
+    sign, logabsdet = L.slogdet(A)
+    assert float(sign) == 1.0 and L.slogdet(A).sign == 1.0  # 0-d results take float() and ==
+    np.testing.assert_allclose(float(logabsdet), np.log(5.0))
+    for item in L.slogdet(A.to_dense()):  # NumPy in: NumPy's results
+        numpy_result(item)
 
 
 # --- solve -------------------------------------------------------------------------------------------
@@ -119,8 +157,9 @@ def test_solve_shapes(shapes, layout):
     expected = np.linalg.solve(D, b[:, None])[..., 0] if b.ndim == 1 else np.linalg.solve(D, b)
     for x2 in (b, sparray.asarray(b, fill_value=0.0)):
         got = L.solve(A, x2)
-        assert got.shape == expected.shape
-        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+        assert_holds_dense(got, A) if is_sparse(x2) else numpy_result(got)  # a NumPy x2: a NumPy result
+        assert tuple(got.shape) == expected.shape
+        np.testing.assert_allclose(dense(got), expected, rtol=1e-10, atol=1e-12)
 
 
 def test_solve_large_zero_fill_uses_superlu_without_densifying():
@@ -132,8 +171,13 @@ def test_solve_large_zero_fill_uses_superlu_without_densifying():
     b = rng.standard_normal((2, 30, 3))
     with L.densify_threshold(100), warnings.catch_warnings():
         warnings.simplefilter("error", L.SparrayDensifyWarning)  # x1 is never made dense
-        np.testing.assert_allclose(L.solve(A, b), np.linalg.solve(D, b), rtol=1e-10)
-        np.testing.assert_allclose(L.solve(A, b[0, :, 0]), np.linalg.solve(D, b[0, :, 0]), rtol=1e-10)
+        for x2 in (b, b[0, :, 0]):  # NumPy x2: NumPy results
+            got = L.solve(A, x2)
+            numpy_result(got)
+            np.testing.assert_allclose(got, np.linalg.solve(D, x2), rtol=1e-10)
+        got = L.solve(A, sparray.asarray(b[0], fill_value=0.0))  # sparse x2: a held dense result
+        assert_holds_dense(got, A)
+        np.testing.assert_allclose(dense(got), np.linalg.solve(D, b[0]), rtol=1e-10)
         assert L.solve(A.astype(sparray.float32), b[0].astype(np.float32)).dtype == np.float32
         with pytest.raises(np.linalg.LinAlgError, match="sparray.linalg.solve: x1 of shape \\(30, 30\\) is singular"):
             L.solve(sparray.zeros((30, 30), layout="csr"), b[0])
@@ -205,8 +249,11 @@ def test_array_api_strict_components():
     xp = pytest.importorskip("array_api_strict")
     A = sparray.COO(xp.asarray([[0, 1, 2, 0], [0, 1, 2, 2]]), xp.asarray([4.0, 5.0, 6.0, 1.0]), shape=(3, 3))
     D = dense(A)
-    assert type(L.inv(A)).__module__.startswith("array_api_strict")
-    np.testing.assert_allclose(dense(L.inv(A)), np.linalg.inv(D))
-    np.testing.assert_allclose(dense(L.det(A)), np.linalg.det(D))
-    np.testing.assert_allclose(dense(L.solve(A, xp.ones((3,)))), np.linalg.solve(D, np.ones(3)))
-    np.testing.assert_allclose(dense(L.matrix_power(A, -2)), np.linalg.matrix_power(D, -2))
+    for what, got, expected in [("inv", L.inv(A), np.linalg.inv(D)), ("det", L.det(A), np.linalg.det(D)),
+                                ("matrix_power", L.matrix_power(A, -2), np.linalg.matrix_power(D, -2))]:  # fmt: skip
+        assert_holds_dense(got, A, what)  # components of array_api_strict
+        assert type(got.values).__module__.startswith("array_api_strict"), what
+        np.testing.assert_allclose(dense(got), expected, err_msg=what)
+    x = L.solve(A, xp.ones((3,)))  # a dense operand of array_api_strict: a result of its namespace
+    assert type(x).__module__.startswith("array_api_strict")
+    np.testing.assert_allclose(dense(x), np.linalg.solve(D, np.ones(3)))

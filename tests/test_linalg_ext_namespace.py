@@ -1,6 +1,7 @@
 """sparray.linalg as a namespace: every function of the 2024.12 linalg extension with the standard's
-signature, the main namespace's products as aliases, a cheap import, the module doctests; and the
-standard's dtype promotion of the products for small integer dtypes (uint8 . uint8 is uint8)."""
+signature, the main namespace's products (the same functions under the same namespace rule,
+sparray._results), a cheap import, the module doctests; and the standard's dtype promotion of the
+products for small integer dtypes (uint8 . uint8 is uint8)."""
 
 import doctest
 import inspect
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import sparray
-from sparray_testing import make_coo
+from sparray_testing import assert_sparray_result, make_coo
 
 L = sparray.linalg
 
@@ -55,8 +56,27 @@ def test_every_function_with_the_standard_signature():
 
 
 def test_products_are_the_main_namespace_functions():
-    for name in ("matmul", "tensordot", "vecdot", "matrix_transpose"):
-        assert getattr(L, name) is getattr(sparray, name)
+    """linalg's products are the main namespace's: matrix_transpose the same object, matmul, tensordot
+    and vecdot the same functions, each wrapped for the namespace rule (sparray._results) as the main
+    namespace's are: a dense-by-nature product of sparray arrays is a sparray array, one with a NumPy
+    operand is NumPy's."""
+    assert L.matrix_transpose is sparray.matrix_transpose
+    for name in ("matmul", "tensordot", "vecdot"):
+        ours, main = getattr(L, name), getattr(sparray, name)
+        assert inspect.unwrap(ours) is inspect.unwrap(main), name
+        assert ours.__wrapped_for_results__ and main.__wrapped_for_results__, name
+        assert inspect.signature(ours) == inspect.signature(main), name
+    D = np.array([[0.0, 2.0, 0.0], [1.0, 0.0, 3.0]])
+    A, v = sparray.asarray(D, layout="csr"), sparray.asarray(D[1])
+    expected = D[1] @ D[1]
+    for name, kwargs in (("matmul", {}), ("tensordot", {"axes": 1}), ("vecdot", {})):
+        for f in (getattr(L, name), getattr(sparray, name)):
+            r = f(v, v, **kwargs)  # a 0-d product of sparray arrays: held dense
+            assert_sparray_result(r, v, name)
+            assert r.shape == () and r.sparse_ndim == 0 and float(r) == expected, name
+            r = f(v, D[1], **kwargs)  # a NumPy operand: NumPy's result
+            assert isinstance(r, (np.ndarray, np.generic)) and float(r) == expected, name
+    np.testing.assert_array_equal(L.matmul(A, v).to_dense(), D @ D[1])
 
 
 def test_import_is_cheap():

@@ -1,13 +1,17 @@
 """sparray.linalg.matrix_power against repeated dense products (element by element, so nan and inf
 follow IEEE rules) and numpy.linalg.matrix_power: every layout, stacks, hybrid, empty and 1x1
-matrices, fills 0 / 1.5 / nan / -inf, negative powers through inv, integer wraparound."""
+matrices, fills 0 / 1.5 / nan / -inf, negative powers through inv, integer wraparound.
+
+The powers follow the namespace rule (sparray._results): always sparray arrays; a power computed
+on the dense form (negative powers, through inv) is held dense by a COO with no sparse dims (fill 0,
+components in the input's namespace)."""
 
 import numpy as np
 import pytest
 
 import sparray
 from linalg_ext_cases import SQUARE_SHAPES, dense, is_sparse, layout_matrix_params, make_matrix, ref_matmul
-from sparray_testing import make_coo
+from sparray_testing import assert_follows_namespace_rule, assert_holds_dense, make_coo
 
 L = sparray.linalg
 # nan and inf fills make NumPy and sparray's own arithmetic warn (0 * inf, inf - inf): the values are checked
@@ -33,6 +37,7 @@ def test_matrix_power_matches_repeated_products(layout, case, fill):
     A, D = make_matrix(rng, layout, case, fill)
     for n in (0, 1, 2, 3, 5):
         R = L.matrix_power(A, n)
+        assert_follows_namespace_rule(R, A, f"n={n}")
         assert tuple(R.shape) == D.shape and R.dtype == D.dtype
         np.testing.assert_allclose(dense(R), ref_power(D, n), rtol=1e-10, atol=1e-10, equal_nan=True)
         if n == 0 or (fill == 0.0 and A.dense_ndim == 0 and np.isfinite(D).all()):
@@ -50,8 +55,10 @@ def test_negative_powers_go_through_inv(layout, fill):
     D = dense(A)
     for n in (-1, -3):
         R = L.matrix_power(A, n)
-        assert not is_sparse(R)
-        np.testing.assert_allclose(R, np.linalg.matrix_power(D, n), rtol=1e-10, atol=1e-12)
+        assert_holds_dense(R, A)  # computed dense (inv): held dense, the namespace rule
+        assert R.layout == "coo" and R.sparse_ndim == 0 and R.nse == 1
+        assert tuple(R.shape) == D.shape and R.dtype == D.dtype
+        np.testing.assert_allclose(dense(R), np.linalg.matrix_power(D, n), rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "complex128", "float32"])
@@ -61,7 +68,8 @@ def test_matrix_power_dtypes(dtype):
     A = A * 7 if np.dtype(dtype).kind in "iu" else A  # the powers pass 255 and wrap as NumPy's do
     D = dense(A)
     R = L.matrix_power(A, 4)
-    assert R.dtype == D.dtype
+    assert_follows_namespace_rule(R, A)
+    assert R.dtype == D.dtype and dense(R).dtype == D.dtype
     np.testing.assert_allclose(dense(R), np.linalg.matrix_power(D, 4), rtol=1e-5)
 
 
@@ -83,4 +91,8 @@ def test_array_api_strict_components():
     for n in (0, 3):
         R = L.matrix_power(A.to_layout("csr"), n)
         assert is_sparse(R) and R.layout == "csr"
+        assert_follows_namespace_rule(R, A)  # components of array_api_strict
         np.testing.assert_allclose(dense(R), np.linalg.matrix_power(D, n), rtol=1e-12)
+    R = L.matrix_power(A + sparray.asarray(xp.asarray(np.broadcast_to(5.0 * np.eye(4), (2, 4, 4)))), -1)
+    assert_holds_dense(R, A)  # a negative power, held dense with array_api_strict components
+    np.testing.assert_allclose(dense(R), np.linalg.inv(D + 5.0 * np.eye(4)), rtol=1e-12)

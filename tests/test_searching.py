@@ -1,10 +1,13 @@
 """where and nonzero against NumPy: every layout, fills 0, 1.5, nan and -inf (dense-part fills
-for hybrid shapes), broadcasting, scalar and dense operands, uncoalesced COO, errors."""
+for hybrid shapes), broadcasting, scalar and dense operands, uncoalesced COO, errors. nonzero's
+index arrays are dense by nature and follow the namespace rule (sparray in, sparray out): one
+sparray array per dim holding the dense int64 indices (no sparse dims, fill 0, components in the
+input's namespace); a NumPy input still gets NumPy index arrays."""
 
 import numpy as np
 import pytest
 from hypothesis import given
-from sparray_testing import assert_matches_dense, coo_cases, layout_cases, make_coo, make_sparse
+from sparray_testing import assert_matches_dense, assert_sparray_result, coo_cases, layout_cases, make_coo, make_sparse, to_numpy
 
 import sparray
 
@@ -67,15 +70,22 @@ def test_where_errors():
         sparray.where(a > 0, a, b)
 
 
+def check_nonzero(A, D, ctx=""):
+    """sparray.nonzero(A) against np.nonzero(D): a tuple of sparray arrays holding the indices."""
+    got = sparray.nonzero(A)
+    expected = np.nonzero(D)
+    assert isinstance(got, tuple) and len(got) == len(expected), ctx
+    for g, e in zip(got, expected, strict=True):
+        assert_sparray_result(g, A, ctx)
+        assert g.sparse_ndim == 0 and g.nse == 1, (g.sparse_ndim, g.nse, ctx)
+        assert g.dtype == np.int64 and g.shape == e.shape, ctx
+        np.testing.assert_array_equal(to_numpy(g), e, err_msg=str(ctx))
+
+
 def test_nonzero_every_layout(backend):
     rng = np.random.default_rng(3)
     for layout, A, D in layout_cases(rng):
-        got = sparray.nonzero(A)
-        expected = np.nonzero(D)
-        assert len(got) == len(expected)
-        for g, e in zip(got, expected):
-            assert g.dtype == np.int64
-            np.testing.assert_array_equal(g, e)
+        check_nonzero(A, D, f"{layout} {A.shape} fill={A.fill_value}")
 
 
 @given(coo_cases(dtypes=("float64", "bool", "int32")))
@@ -83,14 +93,17 @@ def test_nonzero_uncoalesced_coo(case):
     A, D = case
     if A.ndim == 0:
         return
-    for g, e in zip(sparray.nonzero(A), np.nonzero(D), strict=True):
-        np.testing.assert_array_equal(g, e)
+    check_nonzero(A, D)
 
 
 def test_nonzero_explicit_zeros_cancelling_duplicates_and_0d():
     A = sparray.COO([[0, 1, 1, 3]], [0.0, 2.0, -2.0, 5.0], shape=(5,))  # (1) cancels, (0) is an explicit 0
     (i,) = sparray.nonzero(A)
-    np.testing.assert_array_equal(i, [3])
+    assert_sparray_result(i, A)
+    np.testing.assert_array_equal(to_numpy(i), [3])
+    check_nonzero(A, A.to_dense())
     with pytest.raises(ValueError, match="0-d"):
         sparray.nonzero(sparray.COO(np.zeros((0, 1), np.int64), [1.0], shape=()))
-    np.testing.assert_array_equal(sparray.nonzero(np.array([0, 3, 0]))[0], [1])
+    (i,) = sparray.nonzero(np.array([0, 3, 0]))  # NumPy input: NumPy index arrays, as before
+    assert isinstance(i, np.ndarray)
+    np.testing.assert_array_equal(i, [1])

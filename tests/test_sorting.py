@@ -1,12 +1,15 @@
 """sort and argsort against NumPy's stable sort: every layout, hybrid and batched shapes, every
 axis, ascending and descending (the exact reverse, ties in their original order), fills 0, 1.5,
 nan and -inf (dense-part fills too), ties between specified values and the fill, int and bool
-dtypes, uncoalesced COO and int32 indices. sort must stay sparse with the same fill."""
+dtypes, uncoalesced COO and int32 indices. sort must stay sparse with the same fill; argsort's
+indices are dense by nature and follow the namespace rule (sparray in, sparray out): a sparray
+array holding the dense int64 indices (no sparse dims, fill 0, components in the input's
+namespace), while a NumPy input still gets NumPy indices."""
 
 import array_api_strict
 import numpy as np
 import pytest
-from sparray_testing import LAYOUTS, assert_matches_dense, layout_cases, make_coo, make_sparse, to_numpy
+from sparray_testing import LAYOUTS, assert_matches_dense, assert_holds_dense, assert_sparray_result, layout_cases, make_coo, make_sparse, to_numpy
 
 import sparray
 
@@ -32,9 +35,11 @@ def check(A, D, descending=(False, True)):
             assert S.layout in (A.layout, "coo")
             along_sparse = axis % A.ndim < sparse_ndim  # along a dense dim the fill is sorted too
             assert_matches_dense(S, np_sort(D, axis, desc), fill=np.asarray(A.fill_value) if along_sparse else None)
+            ctx = f"{A.layout} {A.shape} {axis} {desc}"
             got = sparray.argsort(A, axis=axis, descending=desc)
-            assert isinstance(got, np.ndarray) and got.dtype == np.int64
-            np.testing.assert_array_equal(got, np_argsort(D, axis, desc), err_msg=f"{A.layout} {A.shape} {axis} {desc}")
+            assert_holds_dense(got, A, ctx)
+            assert got.dtype == np.int64 and got.shape == A.shape, ctx
+            np.testing.assert_array_equal(to_numpy(got), np_argsort(D, axis, desc), err_msg=ctx)
 
 
 def test_every_layout():
@@ -90,15 +95,24 @@ def test_array_api_strict_components():
     A, D = make_coo(rng, (4, 5, 2), 2, density=0.4, fill=-np.inf, xp=array_api_strict, dense_fill=True)
     for axis in (0, 2):
         assert_matches_dense(sparray.sort(A, axis=axis), np_sort(D, axis, False))
-        np.testing.assert_array_equal(to_numpy(sparray.argsort(A, axis=axis, descending=True)), np_argsort(D, axis, True))
+        got = sparray.argsort(A, axis=axis, descending=True)
+        assert_holds_dense(got, A)  # array_api_strict components
+        np.testing.assert_array_equal(to_numpy(got), np_argsort(D, axis, True))
 
 
 def test_empty_and_dense():
     E = sparray.COO([[], []], np.zeros(0), shape=(0, 3), fill_value=2.0)
-    assert sparray.sort(E).shape == (0, 3) and sparray.argsort(E).shape == (0, 3)
-    D = np.array([[3.0, 1.0], [0.0, 2.0]])
-    np.testing.assert_array_equal(sparray.sort(D, axis=0), np.sort(D, axis=0))
-    np.testing.assert_array_equal(sparray.argsort(D), np.argsort(D))
+    assert sparray.sort(E).shape == (0, 3)
+    got = sparray.argsort(E)
+    assert_holds_dense(got, E)
+    assert got.shape == (0, 3) and to_numpy(got).shape == (0, 3) and got.dtype == np.int64
+    D = np.array([[3.0, 1.0], [0.0, 2.0]])  # NumPy input: NumPy results, as before
+    got = sparray.sort(D, axis=0)
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_array_equal(got, np.sort(D, axis=0))
+    got = sparray.argsort(D)
+    assert isinstance(got, np.ndarray)
+    np.testing.assert_array_equal(got, np.argsort(D))
 
 
 def test_errors():

@@ -4,7 +4,8 @@ The transform of a sparse array is dense in general (one non-zero element alread
 every frequency), so each function turns a sparse operand dense (``to_dense()``: the fill value
 in every unspecified position, exact for any fill) and calls the namespace's own ``fft``
 (NumPy, CuPy or array_api_strict through array-api-compat); it returns that dense array, with the
-shape and dtype the namespace gives. No warning is raised: the result is as large as the dense
+shape and dtype the namespace gives (``sparray.fft``'s functions hand it back as a sparray array
+holding it for sparray input: the namespace rule of ``sparray._results``). No warning is raised: the result is as large as the dense
 input. Dense input goes to the namespace unchanged.
 
 The functions are made from two tables by signature: one axis (``n``, ``axis``, ``norm``) and
@@ -12,7 +13,7 @@ several axes (``s``, ``axes``, ``norm``), the standard's keyword-only parameters
 
 >>> import sparray, numpy as np
 >>> x = sparray.asarray(np.array([0.0, 1.0, 0.0, 0.0]))
->>> sparray.fft.fft(x).round(6).tolist()
+>>> sparray.fft.fft(x).to_dense().round(6).tolist()
 [(1+0j), -1j, (-1+0j), 1j]
 """
 

@@ -5,7 +5,8 @@ Every function of the 2024.12 extension, on every layout, exact with any fill va
 - kept sparse where the result allows it: ``matmul``, ``tensordot``, ``vecdot`` and
   ``matrix_transpose`` (the main namespace's functions), ``diagonal``, ``trace``, ``outer``,
   ``cross``, ``matrix_power`` (n >= 0), ``vector_norm``, ``matrix_norm`` (all but "nuc", 2, -2);
-- computed on the dense form with the namespace's own linalg (dense results, a
+- computed on the dense form with the namespace's own linalg (dense results, handed back as
+  sparray arrays holding them for sparray input: the namespace rule of ``sparray._results``; a
   :class:`SparrayDensifyWarning` above ``DENSIFY_THRESHOLD`` elements per matrix):
   ``cholesky``, ``det``, ``slogdet``, ``eigh``, ``eigvalsh``, ``inv``, ``pinv``, ``qr``,
   ``solve``, ``svd``, ``svdvals``, ``matrix_rank``, ``matrix_power`` (n < 0) and the singular-value
@@ -15,7 +16,7 @@ Importing it imports nothing beyond sparray itself (no SciPy, no numba). docs/li
 
 >>> import sparray, numpy as np
 >>> A = sparray.asarray(np.array([[4.0, 0.0], [0.0, 9.0]]), layout="csr")
->>> sparray.linalg.diagonal(A).to_dense().tolist(), sparray.linalg.det(A).item()
+>>> sparray.linalg.diagonal(A).to_dense().tolist(), float(sparray.linalg.det(A))
 ([4.0, 9.0], 36.0)
 """
 
@@ -50,6 +51,18 @@ from ._factorizations import (
 from ._norms import matrix_norm, vector_norm
 from ._outer import cross, outer
 from ._power import matrix_power
+
+from .._results import sparray_results as _sparray_results
+
+# the namespace rule (sparray._results): called with sparray arrays only, the functions return
+# sparray arrays, the dense factorizations' results included (matmul, tensordot and vecdot are made
+# the main namespace's wrapped functions by sparray/__init__.py, so they stay the same objects)
+cholesky, cross, det, diagonal, eigh, eigvalsh, inv, matrix_norm, matrix_power, matrix_rank = (
+    _sparray_results(f) for f in (cholesky, cross, det, diagonal, eigh, eigvalsh, inv, matrix_norm, matrix_power, matrix_rank)
+)
+outer, pinv, qr, slogdet, solve, svd, svdvals, trace, vector_norm = (
+    _sparray_results(f) for f in (outer, pinv, qr, slogdet, solve, svd, svdvals, trace, vector_norm)
+)
 
 STANDARD_NAMES = (
     "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",

@@ -6,8 +6,10 @@ matrix is dense, its factors fill in). On sparse input each one checks the shape
 operands dense (``_dense_fallback.densify``: a :class:`SparrayDensifyWarning` above the
 threshold) and calls the namespace's own ``linalg`` (NumPy, CuPy or array_api_strict through
 array-api-compat). So results are exact with any fill value (nan and inf fills included: they are
-in the dense matrix) and have the dtypes that namespace gives; dense arrays come back, and tuple
-results are the named tuples below. Dense input goes to the namespace unchanged.
+in the dense matrix) and have the dtypes that namespace gives; these module functions give dense
+arrays back (``sparray.linalg``'s hand them back as sparray arrays holding them for sparray input:
+the namespace rule of ``sparray._results``), and tuple results are the named tuples below. Dense
+input goes to the namespace unchanged.
 
 ``solve`` has one sparse route: a 2-d sparse ``x1`` with a zero fill, finite values, NumPy data
 and more elements than the densify threshold is factorized by ``scipy.sparse.linalg.spsolve``
@@ -16,9 +18,9 @@ and more elements than the densify threshold is factorized by ``scipy.sparse.lin
 
 >>> import sparray, numpy as np
 >>> A = sparray.asarray(np.array([[2.0, 0.0], [0.0, 4.0]]), layout="csr")
->>> sparray.linalg.inv(A).tolist()
+>>> sparray.linalg.inv(A).to_dense().tolist()
 [[0.5, 0.0], [0.0, 0.25]]
->>> sparray.linalg.slogdet(A).logabsdet.round(4).item()
+>>> round(float(sparray.linalg.slogdet(A).logabsdet), 4)
 2.0794
 """
 
