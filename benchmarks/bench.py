@@ -7,6 +7,7 @@
     python benchmarks/bench.py --only "sum,max"  # ... contains "sum" or "max"
     python benchmarks/bench.py --list          # list the cases
     python benchmarks/bench.py --sweep         # every common op at 1e3 ... 1e7 entries (sweep.py)
+    python benchmarks/bench.py --solvers       # cg, minres, bicgstab, gmres, eigsh beside scipy (solvers.py)
 
 Each cell is the median of ``--repeat`` timed calls on prepared inputs, after
 one untimed warm-up call (which also JIT-compiles). The libraries' timed calls
@@ -1155,6 +1156,10 @@ def main(argv=None) -> int:
         import sweep
 
         return sweep.main([a for a in argv if a != "--sweep"])
+    if "--solvers" in argv:  # time to solution of sparray.linalg's solvers beside scipy (solvers.py)
+        import solvers
+
+        return solvers.main([a for a in argv if a != "--solvers"])
     try:
         ncores = len(os.sched_getaffinity(0))
     except AttributeError:

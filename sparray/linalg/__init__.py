@@ -12,7 +12,18 @@ Every function of the 2024.12 extension, on every layout, exact with any fill va
   ``solve``, ``svd``, ``svdvals``, ``matrix_rank``, ``matrix_power`` (n < 0) and the singular-value
   matrix norms. ``solve`` with a large 2-d zero-fill sparse ``x1`` uses SciPy's SuperLU instead.
 
-Importing it imports nothing beyond sparray itself (no SciPy, no numba). docs/linalg.md has the table.
+Beyond the standard, scipy.sparse.linalg's solvers, on every device and with any fill value:
+
+- iterative solvers ``cg``, ``minres``, ``gmres``, ``bicgstab`` (scipy's signatures, ``(x, info)``)
+  on a sparray array, a dense array or any linear operator, written once against the array API
+  (``_iterative.py``: one host read per iteration, the residual norm);
+- preconditioners ``jacobi`` (every namespace), ``ilu0`` and ``ichol0`` (NumPy data, numba
+  kernels), passed as ``M=`` (``_preconditioners.py``);
+- ``eigsh`` (thick-restart Lanczos) and ``svds`` on top of it (``_eigen.py``);
+- ``spsolve`` and ``splu`` through SciPy's SuperLU (NumPy) or cupyx (CuPy) (``_direct.py``).
+
+Importing it imports nothing beyond sparray itself (no SciPy, no numba: the solvers import SciPy
+or the kernels when first called). docs/linalg.md has the tables.
 
 >>> import sparray, numpy as np
 >>> A = sparray.asarray(np.array([[4.0, 0.0], [0.0, 9.0]]), layout="csr")
@@ -51,6 +62,10 @@ from ._factorizations import (
 from ._norms import matrix_norm, vector_norm
 from ._outer import cross, outer
 from ._power import matrix_power
+from ._direct import SparseLU, splu, spsolve
+from ._eigen import NoConvergence, eigsh, svds
+from ._iterative import bicgstab, cg, gmres, minres
+from ._preconditioners import IChol0, ILU0, Jacobi, ichol0, ilu0, jacobi
 
 from .._results import sparray_results as _sparray_results
 
@@ -63,6 +78,10 @@ cholesky, cross, det, diagonal, eigh, eigvalsh, inv, matrix_norm, matrix_power, 
 outer, pinv, qr, slogdet, solve, svd, svdvals, trace, vector_norm = (
     _sparray_results(f) for f in (outer, pinv, qr, slogdet, solve, svd, svdvals, trace, vector_norm)
 )
+# the solvers too: (x, info), (w, v), (u, s, vh) of sparray input are sparray arrays holding the dense vectors
+bicgstab, cg, eigsh, gmres, minres, spsolve, svds = (
+    _sparray_results(f) for f in (bicgstab, cg, eigsh, gmres, minres, spsolve, svds)
+)
 
 STANDARD_NAMES = (
     "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
@@ -71,8 +90,15 @@ STANDARD_NAMES = (
 )  # fmt: skip
 """The functions of the 2024.12 linalg extension (all defined here)."""
 
+SOLVER_NAMES = (
+    "cg", "minres", "gmres", "bicgstab", "jacobi", "ilu0", "ichol0", "Jacobi", "ILU0", "IChol0",
+    "eigsh", "svds", "NoConvergence", "spsolve", "splu", "SparseLU",
+)  # fmt: skip
+"""scipy.sparse.linalg's solvers, preconditioners and eigensolvers (beyond the standard)."""
+
 __all__ = [
     *STANDARD_NAMES,
     "DENSIFY_THRESHOLD", "SparrayDensifyWarning", "densify_threshold", "get_densify_threshold", "set_densify_threshold",
     "EighResult", "QRResult", "SVDResult", "SlogdetResult",
+    *SOLVER_NAMES,
 ]  # fmt: skip

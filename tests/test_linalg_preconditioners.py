@@ -1,0 +1,474 @@
+"""The preconditioners of sparray.linalg (``_preconditioners.py``: jacobi, ilu0, ichol0) and their
+numba kernels (``sparray/kernels/cpu/ilu.py``).
+
+ILU(0) and IC(0) factors are checked against dense reference implementations written here (loops
+over the pattern, no shared code) on random diagonally dominant matrices of every layout and of
+float32 / float64 / complex128; a tridiagonal matrix has no fill-in, so there ILU(0) and IC(0) are
+exact (``M @ (A @ x) == x``). The end-to-end test runs SciPy's cg on a 2-D Poisson matrix with and
+without the preconditioners (iteration counts), beside SciPy's spilu. Errors: non-square, non-zero
+fill, missing diagonal, zero / non-positive pivots, non-finite data, other namespaces; the kernels'
+checks of corrupt encodings (no index is used before it is checked).
+"""
+
+import numpy as np
+import pytest
+
+import sparray
+from sparray.kernels.cpu import ilu as K
+from sparray.linalg._preconditioners import IChol0, ILU0, Jacobi, ichol0, ilu0, jacobi
+from sparray_testing import make_coo
+
+LAYOUTS = ["coo", "csr", "csc", "bsr", "bsc"]
+DTYPES = ["float32", "float64", "complex128"]
+TOL = {"float32": 2e-4, "float64": 1e-11, "complex64": 2e-4, "complex128": 1e-11}
+
+
+# --- references ------------------------------------------------------------------------------------
+def ilu0_ref(D, P):
+    """Dense ILU(0) (IKJ Gaussian elimination, updates kept on the pattern ``P`` only): the factors
+    packed in one matrix (L's strictly lower part, U with the diagonal)."""
+    n = D.shape[0]
+    LU = np.where(P, D, 0).astype(np.complex128 if D.dtype.kind == "c" else np.float64)
+    for i in range(1, n):
+        for k in range(i):
+            if not P[i, k]:
+                continue
+            LU[i, k] /= LU[k, k]
+            for j in range(k + 1, n):
+                if P[i, j]:
+                    LU[i, j] -= LU[i, k] * LU[k, j]
+    return LU
+
+
+def ic0_ref(D, P):
+    """Dense IC(0) (right-looking Cholesky, updates kept on the lower pattern only): L."""
+    n = D.shape[0]
+    P = np.tril(P)
+    L = np.where(P, D, 0).astype(np.complex128 if D.dtype.kind == "c" else np.float64)
+    for k in range(n):
+        L[k, k] = np.sqrt(L[k, k].real)
+        for i in range(k + 1, n):
+            if P[i, k]:
+                L[i, k] /= L[k, k]
+        for j in range(k + 1, n):
+            for i in range(j, n):
+                if P[i, j]:
+                    L[i, j] -= L[i, k] * np.conj(L[j, k])
+    return L
+
+
+def random_dd(rng, n, dtype, density=0.15, hermitian=False):
+    """A random diagonally dominant matrix (dense) with every diagonal entry non-zero."""
+    dt = np.dtype(dtype)
+    mask = rng.random((n, n)) < density
+    V = rng.standard_normal((n, n))
+    if dt.kind == "c":
+        V = V + 1j * rng.standard_normal((n, n))
+    D = np.where(mask, V, 0)
+    if hermitian:
+        D = np.tril(D, -1)
+        D = D + D.conj().T
+    np.fill_diagonal(D, np.abs(D).sum(axis=1) + 1.0)
+    return D.astype(dt)
+
+
+def make(D, layout, *, duplicates=False, rng=None):
+    """``D`` as a sparray array of ``layout`` (zero fill); a COO with ``duplicates`` splits some
+    entries into two parts, in shuffled order."""
+    if layout == "coo" and duplicates:
+        r, c = np.nonzero(D)
+        v = D[r, c]
+        half = v / 2
+        idx = np.concatenate([np.stack([r, c]), np.stack([r[::3], c[::3]])], axis=1)
+        vals = np.concatenate([np.where(np.arange(len(v)) % 3 == 0, half, v), half[::3]]).astype(D.dtype)
+        perm = rng.permutation(idx.shape[1])
+        return sparray.COO(idx[:, perm], vals[perm], shape=D.shape)
+    if layout in ("bsr", "bsc"):
+        return sparray.asarray(D, layout=layout, blocksize=(2, 2), fill_value=0)
+    return sparray.asarray(D, layout=layout, fill_value=0)
+
+
+def pattern(A):
+    """The specified positions of the sparse ``A`` (its CSR conversion, duplicates merged)."""
+    B = A.to_layout("csr")
+    P = np.zeros(A.shape, bool)
+    crow, col = np.asarray(B.crow_indices), np.asarray(B.col_indices)
+    for i in range(A.shape[0]):
+        P[i, col[crow[i] : crow[i + 1]]] = True
+    return P
+
+
+def dense(x):
+    return x.to_dense() if isinstance(x, sparray.SparseArray) else np.asarray(x)
+
+
+def poisson2d(m):
+    import scipy.sparse as sp
+
+    T = sp.diags_array([-np.ones(m - 1), 2 * np.ones(m), -np.ones(m - 1)], offsets=[-1, 0, 1])
+    I = sp.eye_array(m)
+    return (sp.kron(I, T) + sp.kron(T, I)).tocsr()
+
+
+# --- ILU(0) ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_ilu0_factors_match_reference(dtype):
+    rng = np.random.default_rng(1)
+    D = random_dd(rng, 24, dtype)
+    A = make(D, "csr")
+    M = ilu0(A)
+    assert isinstance(M, ILU0) and M.shape == (24, 24) and M.dtype == np.dtype(dtype)
+    ref = ilu0_ref(D, D != 0)
+    L, U = dense(M.L), dense(M.U)
+    tol = TOL[dtype] * np.abs(ref).max()
+    np.testing.assert_allclose(L, np.tril(ref, -1) + np.eye(24), atol=tol)
+    np.testing.assert_allclose(U, np.triu(ref), atol=tol)
+    assert M.L.layout == "csr" and M.L.dtype == M.U.dtype
+    # M @ v solves L U x = v
+    v = rng.standard_normal(24).astype(dtype)
+    x = M @ v
+    assert x.dtype == np.dtype(dtype) and x.shape == (24,)
+    np.testing.assert_allclose(L @ (U @ x), v, atol=TOL[dtype] * 10)
+    assert (M.L.nse, M.U.nse) == (np.count_nonzero(np.tril(D, -1)) + 24, np.count_nonzero(np.triu(D)))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_ilu0_every_layout(layout):
+    rng = np.random.default_rng(2)
+    D = random_dd(rng, 20, "float64")
+    A = make(D, layout, duplicates=True, rng=rng)
+    np.testing.assert_allclose(dense(A), D, atol=1e-14)
+    P = pattern(A)  # block layouts specify every element of a block: a larger pattern
+    ref = ilu0_ref(D, P)
+    M = ilu0(A)
+    np.testing.assert_allclose(dense(M.L), np.tril(ref, -1) + np.eye(20), atol=1e-12)
+    np.testing.assert_allclose(dense(M.U), np.triu(ref), atol=1e-12)
+    B = rng.standard_normal((20, 3))
+    X = M @ B  # several columns at once
+    np.testing.assert_allclose(dense(M.L) @ dense(M.U) @ X, B, atol=1e-10)
+    np.testing.assert_allclose(X[:, 1], M @ B[:, 1], atol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_ilu0_tridiagonal_is_exact(dtype):
+    rng = np.random.default_rng(3)
+    n = 40
+    D = np.diag(rng.standard_normal(n - 1), -1) + np.diag(rng.standard_normal(n - 1), 1)
+    if np.dtype(dtype).kind == "c":
+        D = D + 1j * np.diag(rng.standard_normal(n - 1), 1)
+    np.fill_diagonal(D, 4.0)
+    D = D.astype(dtype)
+    A = make(D, "csr")
+    M = ilu0(A)
+    x = rng.standard_normal(n).astype(dtype)
+    np.testing.assert_allclose(M @ dense(A @ x), x, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+    np.testing.assert_allclose(dense(M.L) @ dense(M.U), D, atol=TOL[dtype] * 10)
+
+
+def test_ilu0_integer_data_and_explicit_zeros():
+    D = np.array([[4, 1, 0], [1, 4, 1], [0, 1, 4]])
+    M = ilu0(sparray.asarray(D, layout="csr"))
+    assert M.dtype == np.float64
+    np.testing.assert_allclose(M @ (D @ np.array([1.0, 2.0, 3.0])), [1.0, 2.0, 3.0])
+    # an explicit zero is part of the pattern: fill-in at (2, 0) is kept there
+    A = sparray.CSR([0, 3, 5, 8], [0, 1, 2, 0, 1, 0, 1, 2], [4.0, 1.0, 1.0, 1.0, 4.0, 0.0, 1.0, 4.0], shape=(3, 3))
+    P = pattern(A)
+    assert P[2, 0] and not P[1, 2]
+    ref = ilu0_ref(dense(A), P)
+    np.testing.assert_allclose(dense(ilu0(A).U), np.triu(ref))
+    np.testing.assert_allclose(dense(ilu0(A).L), np.tril(ref, -1) + np.eye(3))
+
+
+# --- IC(0) -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_ichol0_factor_matches_reference(dtype):
+    rng = np.random.default_rng(4)
+    D = random_dd(rng, 24, dtype, hermitian=True)
+    A = make(D, "csr")
+    M = ichol0(A)
+    assert isinstance(M, IChol0) and M.dtype == np.dtype(dtype)
+    ref = ic0_ref(D, D != 0)
+    L = dense(M.L)
+    np.testing.assert_allclose(L, ref, atol=TOL[dtype] * np.abs(ref).max())
+    assert np.all(np.diag(L).real > 0) and np.all(np.diag(L).imag == 0)
+    v = rng.standard_normal(24).astype(dtype)
+    x = M @ v
+    np.testing.assert_allclose(L @ (L.conj().T @ x), v, atol=TOL[dtype] * 10)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_ichol0_every_layout_reads_the_lower_triangle(layout):
+    rng = np.random.default_rng(5)
+    D = random_dd(rng, 20, "float64", hermitian=True)
+    A = make(D, layout, duplicates=True, rng=rng)
+    ref = ic0_ref(D, pattern(A))
+    M = ichol0(A)
+    np.testing.assert_allclose(dense(M.L), ref, atol=1e-12)
+    # the upper triangle is not read
+    G = np.tril(D) + np.triu(rng.standard_normal(D.shape), 1) * (D != 0)
+    np.testing.assert_allclose(dense(ichol0(make(G, "csr")).L), ic0_ref(D, D != 0), atol=1e-12)
+    B = rng.standard_normal((20, 2))
+    X = M @ B
+    np.testing.assert_allclose(ref @ (ref.T @ X), B, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_ichol0_tridiagonal_is_exact(dtype):
+    rng = np.random.default_rng(6)
+    n = 30
+    off = rng.standard_normal(n - 1) + (1j * rng.standard_normal(n - 1) if dtype == "complex128" else 0)
+    D = (np.diag(off, -1) + np.diag(np.conj(off), 1) + 4 * np.eye(n)).astype(dtype)
+    A = make(D, "csc")
+    M = ichol0(A)
+    x = rng.standard_normal(n).astype(dtype)
+    np.testing.assert_allclose(M @ dense(A @ x), x, atol=1e-12)
+    L = dense(M.L)
+    np.testing.assert_allclose(L @ L.conj().T, D, atol=1e-12)
+
+
+# --- applying ----------------------------------------------------------------------------------------
+def test_apply_dtypes_and_vectors():
+    rng = np.random.default_rng(7)
+    D = random_dd(rng, 10, "float32", hermitian=True)
+    for M in (ilu0(make(D, "csr")), ichol0(make(D, "csr"))):
+        v64 = rng.standard_normal(10)
+        v32 = v64.astype(np.float32)
+        kept = v32.copy()
+        M @ v32
+        assert (v32 == kept).all()  # the solve works on a copy
+        assert (M @ v64).dtype == np.float64  # promoted: the factors are cast once, then kept
+        np.testing.assert_allclose(M @ v64, M @ v64.astype(np.float32), rtol=1e-4)
+        vc = v64 + 1j * rng.standard_normal(10)
+        xc = M @ vc
+        assert xc.dtype == np.complex128
+        np.testing.assert_allclose(xc, (M @ vc.real) + 1j * (M @ vc.imag), rtol=1e-10)
+        assert (M @ np.arange(10)).dtype == np.float32
+        np.testing.assert_allclose(M @ list(v64), M @ v64)
+        np.testing.assert_allclose(M @ sparray.asarray(v64), M @ v64)  # a sparray vector: its dense form
+        np.testing.assert_allclose(M.matvec(v64), M @ v64)
+        assert (M @ np.zeros((10, 0))).shape == (10, 0)
+        with pytest.raises(ValueError, match=r"v must have shape \(10,\) or \(10, k\); got \(9,\)"):
+            M @ np.ones(9)
+        with pytest.raises(ValueError, match="v must have shape"):
+            M @ np.ones((10, 2, 2))
+        with pytest.raises(TypeError, match="needs a dense array"):
+            M @ "abc"
+        with pytest.raises(TypeError, match="v has dtype"):
+            M @ np.array(["a"] * 10)
+        assert "preconditioner 10x10" in repr(M)
+    xp = pytest.importorskip("array_api_strict")
+    with pytest.raises(TypeError, match="the factors are NumPy arrays"):
+        ilu0(make(D, "csr")) @ xp.ones(10)
+
+
+def test_scipy_cg_converges_faster_with_ilu0_and_ichol0():
+    spla = pytest.importorskip("scipy.sparse.linalg")
+    from sparray.interop.scipy import from_scipy
+
+    S = poisson2d(24)
+    A = from_scipy(S)
+    n = S.shape[0]
+    b = np.random.default_rng(8).standard_normal(n)
+
+    def iterations(M=None):
+        count = [0]
+
+        def cb(_):
+            count[0] += 1
+
+        op = None if M is None else spla.LinearOperator(M.shape, matvec=lambda v: M @ v, dtype=M.dtype)
+        x, info = spla.cg(S, b, rtol=1e-8, M=op, maxiter=1000, callback=cb)
+        assert info == 0
+        assert np.linalg.norm(S @ x - b) <= 1e-7 * np.linalg.norm(b)
+        return count[0]
+
+    plain, with_ilu, with_ic = iterations(), iterations(ilu0(A)), iterations(ichol0(A))
+    assert with_ilu < 0.6 * plain and with_ic < 0.6 * plain, (plain, with_ilu, with_ic)
+    assert abs(with_ilu - with_ic) <= 2  # IC(0) and ILU(0) of a symmetric matrix give one preconditioner
+    # SciPy's incomplete LU without drop tolerance and no extra fill (SuperLU's ILUTP: pivoting and a
+    # column order, so not ILU(0) and not symmetric: cg stalls with it), compared under gmres
+    ilu = spla.spilu(S.tocsc(), drop_tol=0, fill_factor=1)
+
+    def gmres_iterations(solve):
+        count = [0]
+
+        def cb(_):
+            count[0] += 1
+
+        op = spla.LinearOperator(S.shape, matvec=solve, dtype=np.float64)
+        _, info = spla.gmres(S, b, rtol=1e-8, M=op, restart=200, maxiter=5, callback=cb, callback_type="pr_norm")
+        assert info == 0
+        return count[0]
+
+    ours, theirs = gmres_iterations(ilu0(A).__matmul__), gmres_iterations(ilu.solve)
+    assert ours <= 1.5 * theirs + 5, (ours, theirs)
+    # the products agree with the dense reference of ILU(0) on this pattern (symmetric: U = D L^T)
+    M = ilu0(A)
+    L, U = dense(M.L), dense(M.U)
+    np.testing.assert_allclose(U, np.diag(np.diag(U)) @ L.T, atol=1e-12)
+    # Jacobi on Poisson (constant diagonal) is a scaling: the same iterations
+    assert abs(iterations(jacobi(A)) - plain) <= 1
+
+
+# --- errors ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("factory,what", [(ilu0, "ILU(0)"), (ichol0, "IC(0)")])
+def test_ilu_ic_errors(factory, what):
+    who = f"sparray.linalg.{factory.__name__}"
+    with pytest.raises(ValueError, match=f"{who}: A must be square; got shape \\(2, 3\\)"):
+        factory(sparray.asarray(np.ones((2, 3)), layout="csr"))
+    for fill in (1.5, float("nan")):
+        A = sparray.COO([[0, 1], [0, 1]], [2.0, 3.0], shape=(2, 2), fill_value=fill)
+        with pytest.raises(ValueError, match=f"non-zero fill value.*dense everywhere and {what.replace('(', '.').replace(')', '.')} on its pattern would be a full .dense. LU"):
+            factory(A)
+    missing = sparray.CSR([0, 1, 2, 3], [0, 0, 2], [1.0, 0.5, 1.0], shape=(3, 3))
+    with pytest.raises(ValueError, match=f"{who}: row 1 has no diagonal entry"):
+        factory(missing)
+    with pytest.raises(ValueError, match="must hold finite values"):
+        factory(sparray.asarray(np.array([[1.0, np.inf], [np.inf, 1.0]]), layout="csr"))
+    with pytest.raises(TypeError, match="must be a sparray array of a sparse layout"):
+        factory(np.eye(3))
+    with pytest.raises(ValueError, match="2-D sparse matrix with no dense dims"):
+        factory(make_coo(np.random.default_rng(0), (3, 3, 2), 2)[0])  # a hybrid matrix
+    xp = pytest.importorskip("array_api_strict")
+    A = sparray.COO(xp.asarray([[0, 1], [0, 1]]), xp.asarray([2.0, 3.0]), shape=(2, 2))
+    with pytest.raises(TypeError, match=f"{what.replace('(', '.').replace(')', '.')} runs on NumPy data only for now.*array_api_strict"):
+        factory(A)
+
+
+def test_zero_and_non_positive_pivots():
+    with pytest.raises(ValueError, match=r"sparray.linalg.ilu0: zero pivot in row 1"):
+        ilu0(sparray.asarray(np.array([[1.0, 1.0], [1.0, 1.0]]), layout="csr"))
+    explicit = sparray.CSR([0, 2, 4], [0, 1, 0, 1], [0.0, 1.0, 1.0, 1.0], shape=(2, 2))  # A[0, 0] stored as 0
+    with pytest.raises(ValueError, match=r"zero pivot in row 0"):
+        ilu0(explicit)
+    with pytest.raises(ValueError, match=r"sparray.linalg.ichol0: non-positive pivot in row 1; the matrix is not positive definite"):
+        ichol0(sparray.asarray(np.array([[1.0, 2.0], [2.0, 1.0]]), layout="csr"))
+    with pytest.raises(ValueError, match=r"non-positive pivot in row 0"):
+        ichol0(sparray.asarray(np.array([[-1.0, 0.0], [0.0, 1.0]]), layout="csr"))
+    with pytest.raises(ValueError, match=r"A\[1, 1\] has a non-zero imaginary part"):
+        ichol0(sparray.asarray(np.array([[2.0, 0.0], [0.0, 1.0 + 1j]]), layout="csr"))
+
+
+def test_empty_and_one_by_one():
+    E = sparray.CSR([0], np.zeros(0, np.int64), np.zeros(0), shape=(0, 0))
+    for M in (ilu0(E), ichol0(E), jacobi(E)):
+        assert M.shape == (0, 0) and (M @ np.zeros(0)).shape == (0,)
+    one = sparray.asarray(np.array([[4.0]]), layout="csr")
+    assert (ilu0(one) @ np.array([2.0])).tolist() == [0.5]
+    assert (ichol0(one) @ np.array([2.0])).tolist() == [0.5]
+    assert dense(ichol0(one).L).tolist() == [[2.0]]
+
+
+# --- kernels ---------------------------------------------------------------------------------------
+def test_kernel_canonical_csr():
+    p, i, v = K.canonical_csr([0, 3, 5], [2, 0, 2, 1, 1], np.array([1.0, 2.0, 3.0, 4.0, 5.0]), 3)
+    assert (p.tolist(), i.tolist(), v.tolist()) == ([0, 2, 3], [0, 2, 1], [2.0, 4.0, 9.0])
+    assert p.dtype == i.dtype == np.int64
+    p2, i2, v2 = K.canonical_csr(np.array([0, 1], np.int32), np.array([0], np.int32), np.array([1.0], np.float32), 1)
+    assert p2.dtype == np.int64 and v2.dtype == np.float32
+    with pytest.raises(ValueError, match=r"indptr must start at 0, end at nse = 2 and not decrease"):
+        K.canonical_csr([0, 3, 2], [0, 1], np.ones(2), 2)
+    with pytest.raises(ValueError, match=r"indptr must start at 0"):
+        K.canonical_csr([0, 1], [0, 1], np.ones(2), 2)
+    with pytest.raises(ValueError, match=r"a column index of row 1 is outside \[0, 2\)"):
+        K.canonical_csr([0, 1, 2], [0, -1], np.ones(2), 2)
+    with pytest.raises(TypeError, match="cast first"):
+        K.canonical_csr([0, 1], [0], np.ones(1, np.int64), 1)
+
+
+def test_kernels_check_every_index():
+    indptr, indices, values = np.array([0, 2, 4]), np.array([1, 0, 0, 1]), np.array([1.0, 4.0, 1.0, 4.0])
+    with pytest.raises(ValueError, match="ilu0_factor: row 0 has a column index out of range or out of order"):
+        K.ilu0_factor(indptr, indices, values)  # unsorted: canonical_csr first
+    with pytest.raises(ValueError, match="row 1 has a column index out of range"):
+        K.ilu0_factor(indptr, np.array([0, 1, 0, 7]), values)
+    with pytest.raises(ValueError, match="invalid CSR pointers"):
+        K.ilu0_factor(np.array([0, 5, 4]), np.array([0, 1, 0, 1]), values)
+    good, values = np.array([0, 1, 0, 1]), np.array([4.0, 1.0, 1.0, 4.0])
+    lu, diag = K.ilu0_factor(indptr, good, values)
+    with pytest.raises(ValueError, match="diagonal positions do not fit"):
+        K.ilu0_solve(indptr, good, lu, np.array([0, 9]), np.ones(2))
+    with pytest.raises(ValueError, match="row 1 has a column index out of range"):
+        K.ilu0_solve(indptr, np.array([0, 1, 5, 1]), lu, diag, np.ones(2))
+    with pytest.raises(TypeError, match="b has dtype float32"):
+        K.ilu0_solve(indptr, good, lu, diag, np.ones(2, np.float32))
+    with pytest.raises(ValueError, match="row 0 has an entry above the diagonal"):
+        K.ic0_factor(indptr, good, values)
+    lp, li, lv = K.tril_csr(indptr, good, values)
+    l = K.ic0_factor(lp, li, lv)
+    with pytest.raises(ValueError, match="diagonal positions do not fit"):
+        K.ic0_solve(lp, np.array([0, 0, 0]), l, np.ones(2))  # row 1's last entry is not its diagonal
+    with pytest.raises(ValueError, match="row 1 has a column index out of range"):
+        K.ic0_solve(lp, np.array([0, 3, 1]), l, np.ones(2))
+    with pytest.raises(ValueError, match="the pivot of row 1 is not finite"):
+        K.ilu0_factor(indptr, good, np.array([1.0, 4.0, 1.0, np.nan]))
+
+
+# --- Jacobi ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("fill", [0.0, 1.5])
+def test_jacobi_every_layout_and_fill(layout, fill):
+    rng = np.random.default_rng(9)
+    D = np.where(rng.random((6, 6)) < 0.4, rng.standard_normal((6, 6)), fill)
+    np.fill_diagonal(D, [1.0, 2.0, fill, -4.0, fill, 0.5])  # diagonal positions held by the fill too
+    if fill == 0.0:
+        D[2, 2] = D[4, 4] = 3.0
+    kw = {"blocksize": (2, 3)} if layout in ("bsr", "bsc") else {}
+    A = sparray.asarray(D, layout=layout, fill_value=fill, **kw)
+    M = jacobi(A)
+    assert isinstance(M, Jacobi) and M.shape == (6, 6) and M.dtype == np.float64
+    v = rng.standard_normal(6)
+    np.testing.assert_allclose(M @ v, v / np.diag(D))
+    np.testing.assert_allclose(M @ np.stack([v, 2 * v], 1), np.stack([v, 2 * v], 1) / np.diag(D)[:, None])
+    np.testing.assert_allclose(M.matvec(sparray.asarray(v)), v / np.diag(D))
+
+
+def test_jacobi_dense_dtypes_and_namespaces():
+    D = np.array([[2, 1], [0, 4]])
+    M = jacobi(D)  # a dense NumPy matrix; integer data in float64
+    assert M.dtype == np.float64 and (M @ np.array([1, 1])).tolist() == [0.5, 0.25]
+    assert (M @ np.array([1j, 1.0])).dtype == np.complex128
+    M32 = jacobi(sparray.asarray(D.astype(np.float32), layout="csr"))
+    assert M32.dtype == np.float32 and (M32 @ np.ones(2, np.float32)).dtype == np.float32
+    assert (M32 @ np.ones(2)).dtype == np.float64
+    Mc = jacobi(np.array([[2j, 0], [0, 1]]))
+    np.testing.assert_allclose(Mc @ np.ones(2), [-0.5j, 1.0])
+    # COO duplicates on the diagonal are summed
+    A = sparray.COO([[0, 0, 1], [0, 0, 1]], [1.0, 3.0, 2.0], shape=(2, 2))
+    assert (jacobi(A) @ np.ones(2)).tolist() == [0.25, 0.5]
+    xp = pytest.importorskip("array_api_strict")
+    S = sparray.COO(xp.asarray([[0, 1], [0, 1]]), xp.asarray([2.0, 4.0]), shape=(2, 2), fill_value=xp.asarray(1.0))
+    Ms = jacobi(S)
+    out = Ms @ xp.asarray([1.0, 1.0])
+    assert type(out).__module__.startswith("array_api_strict")
+    np.testing.assert_allclose(np.asarray(out._array), [0.5, 0.25])
+    out2 = jacobi(xp.asarray([[2.0, 1.0], [1.0, 8.0]])) @ xp.asarray([1, 1])  # integer v: cast, not mixed
+    np.testing.assert_allclose(np.asarray(out2._array), [0.5, 0.125])
+    with pytest.raises(TypeError, match="v is an array of array_api_strict, but the preconditioner's are arrays of"):
+        jacobi(D) @ xp.asarray([1.0, 1.0])
+
+
+def test_jacobi_errors():
+    who = "sparray.linalg.jacobi"
+    with pytest.raises(ValueError, match=rf"{who}: the diagonal entry A\[1, 1\] is zero"):
+        jacobi(sparray.asarray(np.array([[1.0, 2.0], [3.0, 0.0]]), layout="csr"))
+    with pytest.raises(ValueError, match=r"the diagonal entry A\[0, 0\] is zero"):
+        jacobi(sparray.COO([[1], [0]], [1.0], shape=(2, 2)))  # unspecified: the fill 0
+    with pytest.raises(ValueError, match=r"A\[1, 1\] is not finite"):
+        jacobi(sparray.COO([[0], [0]], [1.0], shape=(2, 2), fill_value=np.nan))
+    with pytest.raises(ValueError, match=f"{who}: A must be square"):
+        jacobi(np.ones((2, 3)))
+    spla = pytest.importorskip("scipy.sparse.linalg")
+    with pytest.raises(TypeError, match="its diagonal is read"):
+        jacobi(spla.aslinearoperator(np.eye(2)))
+    with pytest.raises(ValueError, match=r"v must have shape \(2,\)"):
+        jacobi(np.eye(2)) @ np.ones(3)
+
+
+def test_doctests():
+    import doctest
+
+    from sparray.linalg import _preconditioners
+
+    for mod in (_preconditioners, K):
+        assert doctest.testmod(mod).failed == 0, mod.__name__
