@@ -117,10 +117,16 @@ def _time(fn, A, b, repeat):
 
 def _agree(name, x_sp, x_sc, S, b):
     """The two answers agree to the tolerance asked (residuals for solvers, values for eigsh)."""
+    if hasattr(x_sp, "to_dense"):  # eigsh of a sparray A: a sparray array holding the values (the namespace rule)
+        x_sp = x_sp.to_dense()
     if name.startswith("eigsh"):
         return np.allclose(np.sort(np.asarray(x_sp)), np.sort(x_sc), rtol=1e-6, atol=1e-8)
-    r = np.linalg.norm(b - S @ np.asarray(x_sp)) / np.linalg.norm(b)
-    return r <= 10 * RTOL
+    def residual(x):
+        return np.linalg.norm(b - S @ np.asarray(x)) / np.linalg.norm(b)
+
+    # minres stops on scipy's own tests (relative to ||A|| ||x||), not on ||r|| <= rtol ||b||: the two
+    # answers agree when sparray's residual is within twice scipy's (or below 10 rtol)
+    return residual(x_sp) <= max(10 * RTOL, 2 * residual(x_sc))
 
 
 def main(argv=None) -> int:

@@ -364,3 +364,28 @@ def test_a_small_call_waits_for_the_registry_kernel(monkeypatch):
     assert _lean.matmul(A, x) is None
     monkeypatch.setattr(sparray._jit, "ran_here", lambda key: key[0] == "matmul_dense")
     np.testing.assert_allclose(_lean.matmul(A, x), A.to_dense() @ x)
+
+
+def test_one_numba_thread_takes_the_serial_spmv(monkeypatch):
+    """With numba on one thread (``numba.set_num_threads(1)``) a product above the serial
+    crossover runs the serial kernel: a parallel region on one thread only adds its start."""
+    import numba
+
+    A = _csr(3000, 2900, 12, np.float64, np.int32, 5)
+    x = np.random.default_rng(2).standard_normal(2900)
+    expected = A.to_dense() @ x
+    np.testing.assert_allclose(A @ x, expected, rtol=1e-12, atol=1e-12)  # loads the kernels and the thread reader
+    calls = []
+    parallel = spmm.csr_matmul_into
+    monkeypatch.setattr(spmm, "csr_matmul_into", lambda *a, **k: calls.append(k) or parallel(*a, **k))
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        np.testing.assert_allclose(A @ x, expected, rtol=1e-12, atol=1e-12)
+        assert calls == []
+        if numba.config.NUMBA_NUM_THREADS > 1:
+            numba.set_num_threads(2)
+            np.testing.assert_allclose(A @ x, expected, rtol=1e-12, atol=1e-12)
+            assert calls == [{"serial": False}]
+    finally:
+        numba.set_num_threads(old)

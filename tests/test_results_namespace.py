@@ -158,3 +158,25 @@ def test_array_api_extra_functions_on_sparray_input(fill):
     np.testing.assert_array_equal(to_numpy(xpx.isclose(A, A + 1e-12)), np.isclose(D, D + 1e-12))
     got = xpx.apply_where(A > 1, A, lambda v: v * 2, fill_value=-1.0)
     np.testing.assert_array_equal(to_numpy(got), np.where(D > 1, D * 2, -1.0))
+
+
+@pytest.mark.parametrize("fill", [0.0, 0.01], ids=str)
+def test_solvers_follow_the_rule(fill):
+    """sparray A and b: x a sparray array holding the solution; a NumPy b: a NumPy x."""
+    n = 6
+    D = np.where(np.eye(n, dtype=bool) | (np.abs(np.subtract.outer(range(n), range(n))) == 1),
+                 4.0 * np.eye(n) - (1 - np.eye(n)), fill)  # fmt: skip
+    A = sparray.asarray(D, fill_value=fill, layout="csr")
+    b = np.arange(1.0, n + 1)
+    expected = np.linalg.solve(D, b)
+    for solve in (sparray.linalg.cg, sparray.linalg.gmres, sparray.linalg.bicgstab, sparray.linalg.minres):
+        x, info = solve(A, sparray.asarray(b), rtol=1e-12)
+        assert info == 0 and isinstance(info, int)
+        assert_sparray_result(x, A, solve.__name__)
+        np.testing.assert_allclose(to_numpy(x), expected, rtol=1e-9)
+        x, info = solve(A, b, rtol=1e-12)
+        assert type(x) is np.ndarray and info == 0
+        np.testing.assert_allclose(x, expected, rtol=1e-9)
+    w = sparray.linalg.eigsh(A, k=2, which="LA", return_eigenvectors=False)
+    assert_sparray_result(w, A)
+    np.testing.assert_allclose(np.sort(to_numpy(w)), np.linalg.eigvalsh(D)[-2:], rtol=1e-9)

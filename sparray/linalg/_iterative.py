@@ -35,7 +35,10 @@ that extra matvec is discarded: the iterates and counts are scipy's); minres tes
 ``k``'s convergence with the read of iteration ``k + 1`` on non-NumPy namespaces (one discarded
 matvec at the end). NumPy vectors read their scalars directly (NumPy scalars, BLAS dots) and are
 updated in place: by BLAS ``axpy``/``scal`` from 2048 elements (:data:`BLAS_MIN_N`), else by
-ufuncs through one preallocated buffer, never a temporary per update.
+ufuncs through one preallocated buffer, never a temporary per update. Real vectors of more than
+10000 elements take numba's kernels (``sparray.kernels.cpu.vector``) for their dots and updates
+instead of BLAS: OpenBLAS threads them there, and its spinning threads starve the parallel sparse
+product that comes next (cg on 1e5 unknowns: 29 s with BLAS, 0.4 s without, on 2 cores).
 
 **Dtypes.** The solve runs in ``solver_dtype(A.dtype, b.dtype)``: float32 and complex64 stay single
 precision, integer and bool inputs compute in float64. ``x0`` and ``b`` are cast to it; a sparray
@@ -69,6 +72,22 @@ from ._operator import as_operator, as_vector, check_finite, solver_dtype
 __all__ = ["bicgstab", "cg", "gmres", "minres"]
 
 
+def _vector_kernels_min_n():
+    """From this length real NumPy vectors go through ``sparray.kernels.cpu.vector`` (numba's thread
+    pool; OpenBLAS would start threads of its own there, which spin and starve the parallel sparse
+    products: cg on 1e5 unknowns 29 s -> 0.4 s on 2 cores), with numba installed; never without."""
+    if not _VECTOR_MIN_N:
+        try:
+            import numba  # noqa: F401
+        except ImportError:
+            _VECTOR_MIN_N.append(float("inf"))
+        else:
+            _VECTOR_MIN_N.append(10_001)  # kernels.cpu.vector.MIN_N, without importing numba here
+    return _VECTOR_MIN_N[0]
+
+
+_VECTOR_MIN_N: list = []
+
 #: NumPy vectors of this length and more are updated by BLAS ``axpy``/``scal`` (scipy.linalg.blas,
 #: imported on first use; without SciPy, NumPy ufuncs through a buffer): one pass over memory per
 #: update instead of two, measured 5.2 -> 2.2 us per ``y += a * x`` at 1e4 float64 elements. Below
@@ -101,7 +120,7 @@ class _Vectors:
     are. Other namespaces: ``xp`` calls only, dots as 0-d arrays (on the
     device), and :meth:`read` copies a stack of 0-d arrays to the host in one transfer."""
 
-    __slots__ = ("xp", "dtype", "np_dtype", "n", "numpy", "complex", "eps", "_tmp", "_axpy", "_scal")
+    __slots__ = ("xp", "dtype", "np_dtype", "n", "numpy", "complex", "eps", "_tmp", "_axpy", "_scal", "_vk")
 
     def __init__(self, xp, dtype, n):
         self.xp, self.dtype, self.n = xp, dtype, n
@@ -110,19 +129,27 @@ class _Vectors:
         self.complex = self.np_dtype.kind == "c"
         self.eps = float(np.finfo(self.np_dtype).eps)
         self._tmp = np.empty(n, self.np_dtype) if self.numpy else None
-        self._axpy = self._scal = None
-        if self.numpy and n >= BLAS_MIN_N:
+        self._axpy = self._scal = self._vk = None
+        if self.numpy and n >= _vector_kernels_min_n() and self.np_dtype.kind == "f":
+            from ..kernels.cpu import vector  # long real vectors: numba's pool, not BLAS's threads
+
+            self._vk = vector
+        elif self.numpy and n >= BLAS_MIN_N:
             self._axpy, self._scal = _blas(self.np_dtype)
 
     def dot(self, a, b):
         """``sum(conj(a) * b)``: a NumPy scalar or a 0-d array of ``xp``."""
         if self.numpy:
+            if self._vk is not None:
+                return self._vk.dot(a, b)
             return np.vdot(a, b) if self.complex else np.dot(a, b)
         return self.xp.vecdot(a, b)
 
     def sqnorm(self, a):
         """``||a||**2`` (real): a NumPy scalar or a real 0-d array of ``xp``."""
         if self.numpy:
+            if self._vk is not None:
+                return self._vk.dot(a, a)
             return np.vdot(a, a).real if self.complex else np.dot(a, a)
         d = self.xp.vecdot(a, a)
         return self.xp.real(d) if self.complex else d
@@ -138,6 +165,9 @@ class _Vectors:
         """``y += a * x`` in place (``a`` a scalar or 0-d array; ``y`` one of the solve's own
         vectors: C-contiguous, of the solve's dtype)."""
         if self.numpy:
+            if self._vk is not None and x.dtype == y.dtype and x.flags.c_contiguous:
+                self._vk.axpy(y, a, x)
+                return
             if self._axpy is not None:
                 out = self._axpy(x, y, a=a)  # in place: y is contiguous and of the routine's dtype
                 if out is not y:
@@ -152,6 +182,9 @@ class _Vectors:
     def aypx(self, y, a, x):
         """``y = a * y + x`` in place."""
         if self.numpy:
+            if self._vk is not None and x.dtype == y.dtype and x.flags.c_contiguous:
+                self._vk.aypx(y, a, x)
+                return
             if self._axpy is not None:
                 out = self._axpy(x, self._scal(a, y), a=1.0)
                 if out is not y:
