@@ -27,6 +27,7 @@ import numpy as np
 
 from ._base import SparseArray
 from ._numpy_protocols import _UNSET, _check_defaults, _no_out, _reshape, implements
+from ._results import plain
 
 __all__: list[str] = []
 
@@ -43,7 +44,7 @@ class _Plain:
         f = getattr(self._module, name)
         if isinstance(f, types.ModuleType):  # sparray.linalg, sparray.fft
             return _Plain(f)
-        return getattr(f, "__wrapped__", f) if getattr(f, "__wrapped_for_results__", False) else f
+        return plain(f)
 
 
 def _ns():

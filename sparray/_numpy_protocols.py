@@ -121,8 +121,9 @@ def _plain(name):
     namespace); the rule is the array API namespace's."""
     import sparray
 
-    f = getattr(sparray, name)
-    return f.__wrapped__ if getattr(f, "__wrapped_for_results__", False) else f
+    from ._results import plain
+
+    return plain(getattr(sparray, name))
 
 
 def _call_ufunc(who, fname, inputs, kwargs):

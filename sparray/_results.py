@@ -123,3 +123,10 @@ def sparray_results(func):
 
     wrapper.__wrapped_for_results__ = True
     return wrapper
+
+
+def plain(f):
+    """``f`` without :func:`sparray_results`' wrapper (anything else as it is): NumPy's functions on
+    sparse arrays (``_numpy_protocols``) answer NumPy's way, dense results in the components'
+    namespace."""
+    return f.__wrapped__ if getattr(f, "__wrapped_for_results__", False) else f

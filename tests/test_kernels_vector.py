@@ -49,3 +49,9 @@ def test_cg_on_long_vectors_takes_them(monkeypatch):
     y, _ = sla.cg(S, b, rtol=1e-8, callback=lambda _: counts.__setitem__("scipy", counts["scipy"] + 1))
     assert info == 0 and calls and abs(counts["ours"] - counts["scipy"]) <= 1
     assert np.linalg.norm(b - S @ x) <= 1e-8 * np.linalg.norm(b) * 1.01
+
+
+def test_the_solvers_threshold_is_the_kernels():
+    from sparray.linalg import _iterative
+
+    assert _iterative.VECTOR_MIN_N == vector.MIN_N

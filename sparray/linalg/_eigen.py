@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import contextlib
 import numbers
-import sys
 
 import array_api_compat
 import numpy as np
@@ -93,17 +92,13 @@ def _serial_products(op):
     threads; its threads keep spinning after each call and starve the next parallel sparse
     product of numba's pool (2-D Poisson, 1e4 unknowns, 2 cores: 1.8 s, against 0.4 s with the
     products on one thread). With one numba thread the products take the serial kernels."""
-    if op.kind != "sparse" or type(getattr(op.A, "values", None)) is not np.ndarray or "numba" not in sys.modules:
+    if op.kind != "sparse" or type(getattr(op.A, "values", None)) is not np.ndarray:
         yield
         return
-    import numba
+    from ..kernels.cpu._sort import threads_for
 
-    old = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
+    with threads_for(0):  # no work counts as small: one thread
         yield
-    finally:
-        numba.set_num_threads(old)
 
 
 def eigsh(

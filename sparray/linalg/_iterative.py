@@ -72,21 +72,11 @@ from ._operator import as_operator, as_vector, check_finite, solver_dtype
 __all__ = ["bicgstab", "cg", "gmres", "minres"]
 
 
-def _vector_kernels_min_n():
-    """From this length real NumPy vectors go through ``sparray.kernels.cpu.vector`` (numba's thread
-    pool; OpenBLAS would start threads of its own there, which spin and starve the parallel sparse
-    products: cg on 1e5 unknowns 29 s -> 0.4 s on 2 cores), with numba installed; never without."""
-    if not _VECTOR_MIN_N:
-        try:
-            import numba  # noqa: F401
-        except ImportError:
-            _VECTOR_MIN_N.append(float("inf"))
-        else:
-            _VECTOR_MIN_N.append(10_001)  # kernels.cpu.vector.MIN_N, without importing numba here
-    return _VECTOR_MIN_N[0]
-
-
-_VECTOR_MIN_N: list = []
+#: From this length real NumPy vectors go through ``sparray.kernels.cpu.vector`` (numba's thread
+#: pool; OpenBLAS starts threads of its own there, which spin and starve the parallel sparse
+#: products: cg on 1e5 unknowns 29 s -> 0.4 s on 2 cores); ``vector.MIN_N``, kept here so that
+#: importing this module does not import numba.
+VECTOR_MIN_N = 10_001
 
 #: NumPy vectors of this length and more are updated by BLAS ``axpy``/``scal`` (scipy.linalg.blas,
 #: imported on first use; without SciPy, NumPy ufuncs through a buffer): one pass over memory per
@@ -130,7 +120,7 @@ class _Vectors:
         self.eps = float(np.finfo(self.np_dtype).eps)
         self._tmp = np.empty(n, self.np_dtype) if self.numpy else None
         self._axpy = self._scal = self._vk = None
-        if self.numpy and n >= _vector_kernels_min_n() and self.np_dtype.kind == "f":
+        if self.numpy and n >= VECTOR_MIN_N and self.np_dtype.kind == "f":
             from ..kernels.cpu import vector  # long real vectors: numba's pool, not BLAS's threads
 
             self._vk = vector
@@ -326,6 +316,19 @@ class _System:
         return self.b - self.matvec(self.x)
 
 
+def _start(who, A, b, x0, M, rtol, atol, maxiter, callback):
+    """The common start of cg, bicgstab and gmres: the checked arguments as a :class:`_System`, the
+    iteration limit (default ``10 n``), ``||b||`` and the stopping bound ``max(atol, rtol ||b||)`` on the
+    residual norm, None for ``b == 0`` (the answer is zero)."""
+    rtol = _nonneg(who, "rtol", rtol)
+    atol = _nonneg(who, "atol", atol)
+    _check_callback(who, callback)
+    system = _System(who, A, b, x0, M)
+    maxiter = _count(who, "maxiter", maxiter, 10 * system.n)
+    bnrm = system.vec.norm(system.b)
+    return system, maxiter, bnrm, (None if bnrm == 0.0 else max(atol, rtol * bnrm))
+
+
 def _check_callback(who, callback):
     if callback is not None and not callable(callback):
         raise TypeError(f"{who}: callback must be callable or None; got {type(callback).__name__}")
@@ -353,17 +356,10 @@ def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callback=Non
     >>> info, np.allclose(A @ x, np.ones(3))
     (0, True)
     """
-    who = "sparray.linalg.cg"
-    rtol = _nonneg(who, "rtol", rtol)
-    atol = _nonneg(who, "atol", atol)
-    _check_callback(who, callback)
-    system = _System(who, A, b, x0, M)
+    system, maxiter, _, tol = _start("sparray.linalg.cg", A, b, x0, M, rtol, atol, maxiter, callback)
     vec, matvec, psolve, x = system.vec, system.matvec, system.psolve, system.x
-    maxiter = _count(who, "maxiter", maxiter, 10 * system.n)
-    bnrm = vec.norm(system.b)
-    if bnrm == 0.0:
+    if tol is None:
         return vec.zeros(), 0
-    tol = max(atol, rtol * bnrm)
     dot, sqnorm, axpy, aypx, read = vec.dot, vec.sqnorm, vec.axpy, vec.aypx, vec.read
     numpy = vec.numpy
     sqrt = math.sqrt
@@ -422,16 +418,10 @@ def bicgstab(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None, callba
     (0, True)
     """
     who = "sparray.linalg.bicgstab"
-    rtol = _nonneg(who, "rtol", rtol)
-    atol = _nonneg(who, "atol", atol)
-    _check_callback(who, callback)
-    system = _System(who, A, b, x0, M)
+    system, maxiter, _, tol = _start(who, A, b, x0, M, rtol, atol, maxiter, callback)
     vec, matvec, psolve, x = system.vec, system.matvec, system.psolve, system.x
-    maxiter = _count(who, "maxiter", maxiter, 10 * system.n)
-    bnrm = vec.norm(system.b)
-    if bnrm == 0.0:
+    if tol is None:
         return vec.zeros(), 0
-    tol = max(atol, rtol * bnrm)
     rhotol = vec.eps**2
     omegatol = rhotol
     dot, sqnorm, axpy, read = vec.dot, vec.sqnorm, vec.axpy, vec.read
@@ -705,24 +695,18 @@ def gmres(A, b, x0=None, *, rtol=1e-5, atol=0.0, restart=None, maxiter=None, M=N
     (0, True)
     """
     who = "sparray.linalg.gmres"
-    rtol = _nonneg(who, "rtol", rtol)
-    atol = _nonneg(who, "atol", atol)
-    _check_callback(who, callback)
     if callback_type is None:
         callback_type = "pr_norm"
     if callback_type not in ("x", "pr_norm", "legacy"):
         raise ValueError(f"{who}: callback_type must be 'x', 'pr_norm', 'legacy' or None; got {callback_type!r}")
     if callback is None:
         callback_type = None
-    system = _System(who, A, b, x0, M)
+    system, maxiter, bnrm, tol = _start(who, A, b, x0, M, rtol, atol, maxiter, callback)
     vec, matvec, psolve, x = system.vec, system.matvec, system.psolve, system.x
     n = system.n
-    maxiter = _count(who, "maxiter", maxiter, 10 * n)
     restart = min(_count(who, "restart", restart, 20), n)
-    bnrm = vec.norm(system.b)
-    if bnrm == 0.0:
+    if tol is None:
         return vec.zeros(), 0
-    tol = max(atol, rtol * bnrm)
     eps = vec.eps
     dot, sqnorm, axpy, read, sqrt = vec.dot, vec.sqnorm, vec.axpy, vec.read, math.sqrt
     host = np.complex128 if vec.complex else np.float64

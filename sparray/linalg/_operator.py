@@ -31,7 +31,7 @@ from .. import _dtypes
 from .._base import SparseArray
 from .._namespace import is_array, namespace_of
 
-__all__ = ["Operator", "as_operator", "as_vector", "solver_dtype", "dot", "norm", "check_finite"]
+__all__ = ["Operator", "as_operator", "as_vector", "solver_dtype", "norm", "check_finite"]
 
 
 class Operator:
@@ -145,14 +145,6 @@ def check_finite(who, v, *, name="b"):
     xp = namespace_of(v)
     if not bool(xp.all(xp.isfinite(v))):
         raise ValueError(f"{who}: {name} must hold finite values only; it has nan or inf")
-
-
-def dot(xp, a, b):
-    """``sum(conj(a) * b)``: a NumPy scalar for NumPy vectors (BLAS), a 0-d array otherwise (it stays
-    on the device: no host read)."""
-    if type(a) is np.ndarray:
-        return np.vdot(a, b) if a.dtype.kind == "c" else np.dot(a, b)
-    return xp.vecdot(a, b)
 
 
 def norm(xp, a) -> float:
