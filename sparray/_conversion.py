@@ -136,6 +136,19 @@ def move_components(xp, device, arrays):
     not copied; CuPy arrays on another GPU are copied device to device."""
     import array_api_compat
 
+    from ._namespace import _is_simulated_device, to_numpy
+
+    simulated_now = getattr(xp, "_sparray_simulated", False)
+    if _is_simulated_device(device):
+        from .kernels.cuda import simulated
+
+        moved = [a if simulated_now else simulated.to_simulated(to_numpy(a)) for a in arrays]
+        return simulated.array_api, moved
+    if simulated_now:
+        if not (isinstance(device, str) and device == "cpu"):
+            raise ValueError(f"to_device: arrays on the simulated device move to 'cpu' or 'simulated'; got {device!r}")
+        moved = [a.get() for a in arrays]
+        return namespace_of(*moved), moved
     dev_id = cuda_device_id(device)
     want_cpu = isinstance(device, str) and device == "cpu"
     if dev_id != -1:

@@ -243,7 +243,8 @@ def _lookup(op: str, layout: str, xp, work=None, args=None):
         candidates = [kind, "generic"] if kind != "generic" else ["generic"]
     for backend in candidates:
         entry = (op, layout, backend)
-        if entry in _REGISTRY and _backend_available(backend) and not (small and entry in _JIT):
+        # data of a kind proves its backend is here (CuPy data: a GPU; simulated data: the emulator)
+        if entry in _REGISTRY and (backend == kind or _backend_available(backend)) and not (small and entry in _JIT):
             impl = _resolve(_REGISTRY[entry])
             _REGISTRY[entry] = impl
             return backend, impl, key

@@ -59,11 +59,20 @@ def namespace_for_device(device):
     """Namespace for new arrays on ``device``: None or "cpu" -> NumPy, "cuda" or a CuPy device -> CuPy."""
     if device is None or (isinstance(device, str) and device == "cpu"):
         return _numpy_namespace()
+    if _is_simulated_device(device):
+        from .kernels.cuda import simulated
+
+        return simulated.array_api
     if (isinstance(device, str) and device.startswith("cuda")) or type(device).__module__.startswith("cupy"):
         import cupy  # only when CUDA data is asked for
 
         return array_api_compat.array_namespace(cupy.empty(0))
     raise ValueError(f"sparray: device must be None, 'cpu' or 'cuda'; got {device!r}")
+
+
+def _is_simulated_device(device) -> bool:
+    """The simulated CUDA device (``kernels/cuda/simulated.py``): ``"simulated"`` or its object."""
+    return (isinstance(device, str) and device == "simulated") or type(device).__name__ == "SimulatedDevice"
 
 
 def as_component(x, xp, *, dtype=None, name="component"):
@@ -95,8 +104,8 @@ def backend_kind(xp) -> str:
     """Which kernel family can serve data of namespace ``xp``: "numba", "cupy" or "generic"."""
     if array_api_compat.is_numpy_namespace(xp):
         return "numba"
-    if array_api_compat.is_cupy_namespace(xp):
-        return "cupy"
+    if array_api_compat.is_cupy_namespace(xp) or getattr(xp, "_sparray_simulated", False):
+        return "cupy"  # CuPy, or the simulated CUDA device (its kernels run in the emulator)
     return "generic"
 
 
@@ -105,7 +114,7 @@ def to_numpy(x):
     any other CPU namespace through DLPack (no copy) or ``np.asarray``."""
     if isinstance(x, np.ndarray):
         return x
-    if array_api_compat.is_cupy_array(x):
+    if array_api_compat.is_cupy_array(x) or type(x).__name__ == "SimulatedArray":
         return x.get()
     try:
         return np.from_dlpack(x)

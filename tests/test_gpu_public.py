@@ -2,7 +2,8 @@
 against dense NumPy: reductions, element-wise ops, products, indexing, conversions and softmax, with
 fills 0, 1.5 and nan, on 2-d, batched and hybrid shapes.
 
-On a GPU the same cases run on ``A.to_device("cuda")``: the registry's ``cupy`` column and the
+On the simulated CUDA device (``A.to_device("simulated")``, every CI run: NumPy buffers, the registry's
+``cupy`` column, the CUDA kernels in the host emulator) and on a GPU the same cases run on the device: the registry's ``cupy`` column and the
 generic path on CuPy arrays must give the dense answer, and every result must stay on the GPU
 (its components CuPy arrays), never silently computed on the host. On the CPU the file checks the
 numba path and the cases themselves.
@@ -15,8 +16,9 @@ import pytest
 
 import sparray as sp
 from cuda_testing import DEVICES
+from sparray.kernels.cuda import simulated
 
-PLACES = ["cpu"] + (["cuda"] if "cupy" in DEVICES else [])
+PLACES = ["cpu", "simulated"] + (["cuda"] if "cupy" in DEVICES else [])
 FILLS = [0.0, 1.5, float("nan")]
 
 #: name -> (dense shape, layout, extra keywords of asarray)
@@ -97,7 +99,9 @@ def _to_place(v, place):
     if place == "cpu":
         return v
     if isinstance(v, sp.SparseArray):
-        return v.to_device("cuda")
+        return v.to_device(place)
+    if place == "simulated":
+        return simulated.to_simulated(v)
     import cupy
 
     return cupy.asarray(v)
@@ -106,15 +110,19 @@ def _to_place(v, place):
 def _on_place(v, place):
     """Whether every component of a result lives where its operands did."""
     if isinstance(v, sp.SparseArray):
-        v = v.values
-    module = type(v).__module__
-    return module.startswith("cupy") if place == "cuda" else module.startswith("numpy")
+        parts = [v.values, *(getattr(v, name) for name in ("indices", "crow_indices", "ccol_indices", "row_indices", "col_indices") if hasattr(v, name))]
+    else:
+        parts = [v]
+    if place == "simulated":
+        return all(simulated.is_simulated(p) for p in parts)
+    module = "cupy" if place == "cuda" else "numpy"
+    return all(type(p).__module__.startswith(module) for p in parts)
 
 
 def _host(v):
     if isinstance(v, sp.SparseArray):
         return np.asarray(v.to_device("cpu").to_dense())
-    if type(v).__module__.startswith("cupy"):
+    if type(v).__module__.startswith("cupy") or simulated.is_simulated(v):
         return v.get()
     return np.asarray(v)
 

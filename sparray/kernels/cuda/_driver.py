@@ -1,4 +1,5 @@
-"""Where a launcher's kernels run: on a GPU through CuPy, or on the CPU through the emulator.
+"""Where a launcher's kernels run: on a GPU through CuPy, or on the CPU through the emulator (NumPy
+buffers for the kernel tests, SimulatedArrays for the simulated device of the public path).
 
 A launcher (``coalesce.py``, ...) never calls CuPy or ctypes itself; it asks :func:`driver_for`
 for the driver of its input arrays and uses three things from it:
@@ -31,7 +32,7 @@ import numpy as np
 
 from . import _build
 
-__all__ = ["driver_for", "EmulatorDriver", "CupyDriver", "LaunchError"]
+__all__ = ["driver_for", "EmulatorDriver", "SimulatedDriver", "CupyDriver", "LaunchError"]
 
 
 class LaunchError(TypeError):
@@ -113,6 +114,39 @@ class EmulatorDriver:
         return a.item() if a.ndim == 0 else a.reshape(-1)[0].item()
 
 
+class SimulatedDriver(EmulatorDriver):
+    """The simulated CUDA device (``simulated.py``): the emulator on the buffers of
+    SimulatedArrays, ``xp`` the device's NumPy-like module, every launch and read counted.
+
+    Arguments must be SimulatedArrays (a NumPy array would be host memory on a GPU: LaunchError).
+    Inside ``counting(record_only=True)`` a launch is recorded and not run (its outputs keep
+    whatever they held), which times the host path alone."""
+
+    name = "simulated"
+
+    def __init__(self):
+        super().__init__()
+        from . import simulated
+
+        self._sim = simulated
+        self.xp = simulated.numpy_like
+
+    def launch(self, source, name, n, args):
+        sim = self._sim
+        buffers = []
+        for i, a in enumerate(args):
+            if isinstance(a, np.ndarray):
+                raise LaunchError(f"{source}:{name}: argument {i} is a NumPy array (host memory); launches on the simulated device take its arrays")
+            buffers.append(a._a if sim.is_simulated(a) else a)
+        if sim.note_launch(source, name):
+            self._entry(source, name)  # the kernel must exist, even when it is not run
+            return
+        super().launch(source, name, n, buffers)
+
+    def scalar(self, a):
+        return a.item() if a.ndim == 0 else a.reshape(-1)[0].item()  # item() counts the sync
+
+
 class CupyDriver:
     """Runs the kernels on the current CUDA device through ``cupy.RawModule``."""
 
@@ -156,11 +190,23 @@ class CupyDriver:
             fn = self._function(source, name)
             sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
             nblocks = max(1, min(math.ceil(n / self.block), 32 * sms))
+            if _counted_launch(source, name):
+                return
             fn((nblocks,), (self.block,), tuple(args))
 
     @staticmethod
     def scalar(a):
+        from .simulated import note_sync
+
+        note_sync("driver.scalar")
         return a.item() if a.ndim == 0 else a.reshape(-1)[0].item()
+
+
+def _counted_launch(source, name) -> bool:
+    """Count a CuPy launch in the open counting windows (``simulated.counting``); True: record only."""
+    from . import simulated
+
+    return simulated.note_launch(source, name)
 
 
 _DRIVERS: dict[str, object] = {}
@@ -173,11 +219,13 @@ def driver_for(*arrays):
     for a in arrays:
         if isinstance(a, np.ndarray):
             kinds.add("emulator")
+        elif type(a).__name__ == "SimulatedArray":
+            kinds.add("simulated")
         elif type(a).__module__.startswith("cupy"):
             kinds.add("cupy")
     if len(kinds) > 1:
-        raise TypeError("sparray CUDA kernels: NumPy and CuPy arrays mixed in one call; move them to one device first")
+        raise TypeError(f"sparray CUDA kernels: arrays of {sorted(kinds)} mixed in one call; move them to one device first")
     kind = kinds.pop() if kinds else "emulator"
     if kind not in _DRIVERS:
-        _DRIVERS[kind] = EmulatorDriver() if kind == "emulator" else CupyDriver()
+        _DRIVERS[kind] = {"emulator": EmulatorDriver, "simulated": SimulatedDriver, "cupy": CupyDriver}[kind]()
     return _DRIVERS[kind]
