@@ -257,12 +257,13 @@ class Compressed(SparseArray):
         )  # fmt: skip
 
     def to_device(self, device, /, *, stream=None):
-        from ._conversion import move_components
+        from ._conversion import carry_facts, move_components
 
         xp, (cidx, pidx, values, fill) = move_components(
             self._xp, device, (self._cidx, self._pidx, self._values, self._fill)
         )
-        return type(self)._from_parts(xp, cidx, pidx, values, self._shape, fill, checked=self._checked)
+        out = type(self)._from_parts(xp, cidx, pidx, values, self._shape, fill, checked=self._checked)
+        return carry_facts(self, out)
 
     def _replace_values(self, values, fill, *, dense_shape=None):
         """Same pattern, new values and fill (element-wise results)."""

@@ -213,12 +213,12 @@ class COO(SparseArray):
         )  # fmt: skip
 
     def to_device(self, device, /, *, stream=None) -> COO:
-        from ._conversion import move_components
+        from ._conversion import carry_facts, move_components
 
         xp, (indices, values, fill) = move_components(self._xp, device, (self._indices, self._values, self._fill))
         out = COO._from_parts(xp, indices, values, self._shape, fill, coalesced=self._coalesced)
         out._checked = self._checked
-        return out
+        return carry_facts(self, out)
 
     def _replace_values(self, values, fill, *, dense_shape=None) -> COO:
         """Same positions, new values and fill (element-wise results)."""

@@ -16,6 +16,8 @@ keeps the ``-0.0`` as a specified element.
 
 from __future__ import annotations
 
+import weakref
+
 import warnings
 
 import numpy as np
@@ -129,8 +131,34 @@ def array_fill_is_zero(A) -> bool:
     """
     known = A.__dict__.get("_fill_is_zero")
     if known is None:
-        known = A._fill_is_zero = fill_is_zero(A._xp, A._fill)
+        fill = A._fill
+        hit = _FILL_IS_ZERO.get(id(fill))
+        if hit is not None and hit[0]() is fill:
+            known = hit[1]  # another array with this very fill object (a transpose, a conversion) asked
+        else:
+            known = fill_is_zero(A._xp, fill)
+            try:
+                key = id(fill)
+                _FILL_IS_ZERO[key] = (weakref.ref(fill, lambda _, key=key: _FILL_IS_ZERO.pop(key, None)), known)
+            except TypeError:  # an array type without weak references: kept on the array only
+                pass
+        A._fill_is_zero = known
     return known
+
+
+def remember_fill_is_zero(fill, known: bool) -> None:
+    """Record that the fill array ``fill`` is (or is not) zero, found without reading it (it was
+    read on the host before it moved): arrays that share it never ask the device."""
+    try:
+        key = id(fill)
+        _FILL_IS_ZERO[key] = (weakref.ref(fill, lambda _, key=key: _FILL_IS_ZERO.pop(key, None)), bool(known))
+    except TypeError:
+        pass
+
+
+#: id(fill array) -> (weak reference, whether it is zero): arrays made from one another share their
+#: fill object, and so the answer
+_FILL_IS_ZERO: dict[int, tuple] = {}
 
 
 def as_fill_array(xp, value, dtype):

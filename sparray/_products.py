@@ -37,6 +37,7 @@ import numpy as np
 from . import _dispatch
 from ._compress import CSR, _build, _equalize_batches, _Parts, _parts_of
 from ._fill import array_fill_is_zero
+from ._namespace import backend_kind
 from ._manipulation import broadcast_shapes, broadcast_to
 
 __all__ = [
@@ -198,6 +199,10 @@ def sparse_times_dense(A, X):
     op = MatrixOperand(A)
     a = op.fill
     zero_fill = array_fill_is_zero(A)
+    if zero_fill and backend_kind(xp) == "cupy" and xp.isdtype(X.dtype, "real floating"):
+        # on a GPU the non-finite elements of X are found on the device, not asked about: the
+        # product, then NaN where an unspecified element met one (no wait for the host)
+        return _unread_nan(op, X, op.times(X))
     Y = None
     unread = None
     if zero_fill and not op.batch_shape and X.ndim == 2 and op.layout in ("csr", "bsr"):
@@ -221,6 +226,31 @@ def sparse_times_dense(A, X):
     if xp.isdtype(X.dtype, "complex floating"):
         return xp.matmul(A.to_dense(), X)
     return (op.times(X) if Y is None else Y) + _unspecified_term(op, a, X)
+
+
+def _unread_nan(op: MatrixOperand, X, Y):
+    """``Y = A0 @ X`` of a zero-fill ``A`` made exact without a read to the host: NaN where column j
+    of X holds a non-finite element in a row that row i of A does not store (an unspecified 0 times
+    inf or nan), found on the device. Real floating X. An unbatched CSR takes the registry's
+    ``unread_nan`` (a kernel that leaves at once for a finite column); other layouts count the
+    stored non-finite reads with one more product of the pattern."""
+    xp = op.xp
+    if op.layout == "csr" and op.nbatch == 1 and X.ndim == 2:
+        offsets, minor = op._indices(False)
+        return _dispatch.call("unread_nan", "csr", xp, offsets, minor, X, Y, work=op.parts.nnz + offsets.shape[0])
+    bad = xp.astype(~xp.isfinite(X), X.dtype)
+    column = xp.sum(bad, axis=-2, keepdims=True)
+    return xp.where(column > op.pattern_times(bad), xp.asarray(xp.nan, dtype=Y.dtype), Y)
+
+
+@_dispatch.register("unread_nan", "csr", "generic")
+def _unread_nan_generic(xp, crow, col, X, Y):
+    """The registry's ``unread_nan`` [csr] on any namespace: column counts of X's non-finite
+    elements against those the row's stored columns read (a product with the pattern)."""
+    bad = xp.astype(~xp.isfinite(X), X.dtype)
+    ones = xp.ones(col.shape, dtype=X.dtype)
+    seen = xp.reshape(_dispatch.call("matmul_dense", "csr", xp, crow, col, ones, bad, work=col.shape[0]), Y.shape)
+    return xp.where(xp.sum(bad, axis=-2, keepdims=True) > seen, xp.asarray(xp.nan, dtype=Y.dtype), Y)
 
 
 def _unspecified_term(op: MatrixOperand, a, X):

@@ -63,6 +63,7 @@ KERNELS = [
     ("sddmm",                "csr", "cupy", "sparray.kernels.cuda.sddmm:sddmm"),
     ("all_finite",         "dense", "cupy", "sparray.kernels.cuda.finite:all_finite"),
     ("unused_minor",         "csr", "cupy", "sparray.kernels.cuda.occupancy:unused_minor"),
+    ("unread_nan",           "csr", "cupy", "sparray.kernels.cuda.spmm:csr_unread_nan"),
 ]  # fmt: skip
 
 # kernels that need no JIT warm-up (plain NumPy): used for inputs of every size. CUDA kernels

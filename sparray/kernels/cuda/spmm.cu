@@ -232,3 +232,29 @@ __global__ void bsc_scatter(const I* ccol, const I* row, const T* blocks, const 
     }
     sp_flag(stats, flags);
 }
+
+// The unread non-finite elements of x under a zero fill, without a wait for the host: y[i, j] of a
+// finished product becomes NaN when column j of x holds a non-finite element in a column that row i
+// does not store (0 * inf or 0 * nan of an unspecified element). colbad[j] counts column j's
+// non-finite elements of x; a thread per (i, j) leaves at once when it is 0 (the common case: one
+// read per thread), else counts row i's stored columns whose x is non-finite (rows hold distinct
+// columns, checked at the array's construction). Pointers and columns out of range are skipped.
+// `nan` comes from the host (no NaN constant is spelled the same in NVRTC and the host build).
+template <class I, class T>
+__global__ void csr_unread_nan(const I* crow, const I* col, const T* x, const long long* colbad, long long M,
+                               long long K, long long N, long long nse, T nan, T* y) {
+    long long total = M * N;
+    for (long long t = sp_thread_id(); t < total; t += sp_thread_count()) {
+        long long r = t / N, j = t - r * N;
+        long long bad = colbad[j];
+        if (bad == 0) continue;
+        long long lo = (long long)crow[r], hi = (long long)crow[r + 1];
+        if (!sp_row_ok(r, lo, hi, M, nse)) continue;
+        long long seen = 0;
+        for (long long k = lo; k < hi; ++k) {
+            long long c = (long long)col[k];
+            if (c >= 0 && c < K && !sp_isfinite(x[c * N + j])) ++seen;
+        }
+        if (bad > seen) y[t] = nan;
+    }
+}

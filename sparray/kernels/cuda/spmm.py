@@ -40,9 +40,11 @@ from .. import KernelDeclined
 from .._spmm_args import as_blocks, bsc_rows, bsr_block_cols, csc_rows, diagnose
 from ._build import INDEX_TYPES, c_type, index_type
 from ._driver import driver_for
+from ._trust import inputs_proven
 from ._operands import ACC_DTYPES, EXPECTED, PRODUCT_TYPES, host, index_pair, lanes_for, new_stats, numeric, read_stats
 
-__all__ = ["bsc_matmul_dense", "bsr_matmul_dense", "csc_matmul_dense", "csr_matmul_dense", "longest_row"]
+__all__ = ["bsc_matmul_dense", "bsr_matmul_dense", "csc_matmul_dense", "csr_matmul_dense", "csr_unread_nan", "longest_row",
+           "remember_longest_row"]
 
 SOURCE = "spmm.cu"
 _KERNELS = ("csr_mv_rows", "csr_mm_rows", "csr_split", "bsr_rows", "csc_scatter", "bsc_scatter")
@@ -50,6 +52,7 @@ NAME_EXPRESSIONS = (
     tuple(f"check_offsets<{i}>" for i in INDEX_TYPES)
     + tuple(f"check_range<{i}>" for i in INDEX_TYPES)
     + tuple(f"{k}<{i}, {t}>" for k in _KERNELS for i in INDEX_TYPES for t in PRODUCT_TYPES)
+    + tuple(f"csr_unread_nan<{i}, {t}>" for i in INDEX_TYPES for t in ("float", "double"))
 )
 
 #: csr_split takes over when the longest row is over SKEW_FACTOR x the mean and over SKEW_MIN entries
@@ -124,6 +127,36 @@ def longest_row(ptr, nse) -> int:
     return longest
 
 
+def remember_longest_row(ptr, longest: int) -> None:
+    """Keep ``longest`` (measured elsewhere: on the host before the array moved to the device) as
+    the longest row of pointers ``ptr``, so its first product makes no pass and no read for it."""
+    key = id(ptr)
+    _LONGEST[key] = (weakref.ref(ptr, lambda _, key=key: _LONGEST.pop(key, None)), int(longest))
+
+
+def csr_unread_nan(crow, col, x, y):
+    """``y`` (the product of the zero-fill CSR matrix (crow, col) with x, (M,) or (M, N), float32
+    or float64) with NaN where the dense product has one that the stored elements did not make:
+    column j of x holds a non-finite element under a column that row i does not store (0 * inf).
+    Decided on the device (no read to the host): a count per column of x, then one thread per
+    element of y that leaves at once when its column of x is finite. Returns y (written in place)."""
+    drv = driver_for(crow, col, x, y)
+    xp = drv.xp
+    crow, col = index_pair(xp, crow, col, "crow", "col", "csr_unread_nan")
+    x2 = x.reshape(x.shape[0], 1) if x.ndim == 1 else x
+    M, (K, N) = crow.shape[0] - 1, x2.shape
+    if y.dtype not in (np.float32, np.float64) or x2.dtype != y.dtype or y.shape[0] != M or y.size != M * N:
+        raise ValueError(f"csr_unread_nan: y {y.shape} {y.dtype} does not fit A ({M} rows) @ x {x.shape} {x.dtype}")
+    if M == 0 or N == 0:
+        return y
+    colbad = xp.sum(~xp.isfinite(x2), axis=0, dtype=xp.int64)
+    T = c_type(y.dtype)
+    drv.launch(SOURCE, f"csr_unread_nan<{index_type(crow.dtype)}, {T}>", M * N,
+               (crow, col, xp.ascontiguousarray(x2), colbad, np.int64(M), np.int64(K), np.int64(N), np.int64(col.shape[0]),
+                y.dtype.type(np.nan), y))  # fmt: skip
+    return y
+
+
 def _finish(y, acc_dtype, t, dtype, vector, report_finite, flags):
     """The result from y (values' signed dtype t) or from the atomic kernels' accumulator
     (``acc_dtype``: uint32/uint64 for integers, cut back to t): x's dtype and shape."""
@@ -183,6 +216,8 @@ def csr_matmul_dense(crow, col, values, x, report_finite=False):
         y = xp.empty((M, N), values.dtype)
         drv.launch(SOURCE, f"csr_mm_rows<{I}, {T}>", M * N,
                    (crow, col, values, x2, np.int64(M), np.int64(K), np.int64(N), np.int64(nse), y, stats))  # fmt: skip
+    if inputs_proven() and not report_finite:
+        return _finish(y, acc_dtype, values.dtype, dtype, vector, False, 0)  # the report is for errors only
     flags = _raise_bad(read_stats(stats), *bad)
     return _finish(y, acc_dtype, values.dtype, dtype, vector, report_finite, flags)
 
@@ -214,6 +249,8 @@ def bsr_matmul_dense(crow, col, blocks, x, report_finite=False):
     drv.launch(SOURCE, name, MB * bh * N,
                (crow, col, blocks, x2, np.int64(MB), np.int64(KB), np.int64(bh), np.int64(bw), np.int64(N),
                 np.int64(nse), y, stats))  # fmt: skip
+    if inputs_proven() and not report_finite:
+        return _finish(y, None, blocks.dtype, dtype, vector, False, 0)
     flags = _raise_bad(read_stats(stats), *bad)
     return _finish(y, None, blocks.dtype, dtype, vector, report_finite, flags)
 
@@ -242,7 +279,8 @@ def csc_matmul_dense(ccol, row, values, x, nrows):
     y, acc_dtype = _accumulator(xp, (M, N), values.dtype)
     drv.launch(SOURCE, f"csc_scatter<{index_type(ccol.dtype)}, {c_type(values.dtype)}>", nse * N,
                (ccol, row, values, x2, np.int64(M), np.int64(K), np.int64(N), np.int64(nse), y, stats))  # fmt: skip
-    _raise_bad(read_stats(stats), *bad)
+    if not inputs_proven():
+        _raise_bad(read_stats(stats), *bad)
     return _finish(y, acc_dtype, values.dtype, dtype, vector, False, 0)
 
 
@@ -273,5 +311,6 @@ def bsc_matmul_dense(ccol, row, blocks, x, nrows):
     drv.launch(SOURCE, f"bsc_scatter<{index_type(ccol.dtype)}, {c_type(blocks.dtype)}>", nse * bh * N,
                (ccol, row, blocks, x2, np.int64(MB), np.int64(KB), np.int64(bh), np.int64(bw), np.int64(N),
                 np.int64(nse), y, stats))  # fmt: skip
-    _raise_bad(read_stats(stats), *bad)
+    if not inputs_proven():
+        _raise_bad(read_stats(stats), *bad)
     return _finish(y, acc_dtype, blocks.dtype, dtype, vector, False, 0)
