@@ -38,7 +38,7 @@ from ._coalesce import flat_values
 from ._compressed import CSC, CSR
 from ._fill import normalize_fill
 from ._keys import INT32_MAX, index_dtype_for, linear_keys, unravel
-from ._namespace import namespace_of
+from ._namespace import backend_kind, namespace_of
 
 __all__ = [
     "LAYOUT_CLASSES", "compressed_to_coo", "coo_to_compressed", "dense_to_compressed", "compressed_to_dense",
@@ -69,7 +69,16 @@ class _Parts:
 
     def rows(self, index_dtype):
         """The global major row of every entry."""
-        return _dispatch.call("expand_offsets", "csr", self.xp, self.offsets, index_dtype, work=self.nnz)
+        xp = self.xp
+        if backend_kind(xp) == "cupy":
+            # on a GPU the entry count is known here (the offsets are valid and end at it), so a
+            # binary search per entry needs no wait for offsets[-1] (expand_offsets reads it)
+            n = self.nnz
+            if n == 0 or self.offsets.shape[0] <= 1:
+                return xp.zeros((n,), dtype=index_dtype)
+            probe = xp.arange(n, dtype=self.offsets.dtype)
+            return xp.astype(xp.searchsorted(self.offsets[1:], probe, side="right"), index_dtype)
+        return _dispatch.call("expand_offsets", "csr", xp, self.offsets, index_dtype, work=self.nnz)
 
 
 def _parts_of(X) -> _Parts:
@@ -130,8 +139,11 @@ def _equalize_batches(parts: _Parts, pad_row, index_dtype) -> _Parts:
     if parts.nbatch <= 1:
         return parts
     counts = _batch_counts(parts)
-    most = int(xp.max(counts))
-    if int(xp.min(counts)) == most:
+    if backend_kind(xp) == "cupy":  # one wait for both on a GPU
+        most, least = (int(v) for v in xp.stack([xp.max(counts), xp.min(counts)]).tolist())
+    else:
+        most, least = int(xp.max(counts)), int(xp.min(counts))
+    if least == most:
         return parts
     nmajor, nminor, nbatch = parts.nmajor, parts.nminor, parts.nbatch
     npos = nmajor * nminor
@@ -278,6 +290,8 @@ def compressed_to_coo(X):
         col = parts.minor if parts.minor.dtype == idt else xp.astype(parts.minor, idt)
         values = xp.reshape(parts.values, (nse, *dense_shape))
         return COO._from_parts(xp, xp.stack([row, col], axis=0), values, X.shape, X._fill, coalesced=True)
+    if (bh, bw) != (1, 1) and backend_kind(xp) == "cupy":
+        return _blocked_to_sorted_coo(X, parts, idt)
     g = xp.astype(parts.rows(xp.int64), xp.int64)
     batch = g // max(nbr, 1)
     brow = g - batch * nbr
@@ -295,6 +309,48 @@ def compressed_to_coo(X):
     indices = xp.concat([*lead, xp.reshape(xp.astype(row, idt), (1, nse)), xp.reshape(xp.astype(col, idt), (1, nse))], axis=0)
     values = xp.reshape(parts.values, (nse, *dense_shape))
     return COO._from_parts(xp, indices, values, X.shape, X._fill, coalesced=True if bh == 1 else None)
+
+
+def _blocked_to_sorted_coo(X, parts, idt):
+    """The coalesced (row-major sorted) COO of blocked ``X`` from its block-row-ordered ``parts``,
+    with no sort and no wait (the GPU path: a COO in block order would need a coalescing sort,
+    whose result size is read back, before it could be compressed by rows again).
+
+    The elements of block row ``g`` (blocks ``s_g <= k < e_g``, ``c_g = e_g - s_g`` of them) fill
+    output slots ``[s_g * bh * bw, e_g * bh * bw)`` ordered by element row ``i``, then block, then
+    element column ``j``: output slot ``s_g * bh * bw + i * c_g * bw + (k - s_g) * bw + j`` holds
+    element ``(k, i, j)``, so each slot finds its source with one gather."""
+    from ._coo import COO
+
+    xp = parts.xp
+    bh, bw = X._block
+    bb = bh * bw
+    nbr = parts.nmajor
+    batch_shape, dense_shape = X.batch_shape, X.dense_shape
+    nse = parts.nnz * bb
+    p = xp.arange(nse, dtype=xp.int64)
+    k0 = p // bb  # a block of the same block row as slot p (slots of row g span its blocks' range)
+    g = xp.astype(xp.take(parts.rows(xp.int64), k0), xp.int64) if nse else k0
+    off = xp.astype(parts.offsets, xp.int64)
+    start = xp.take(off, g) if nse else k0
+    count = xp.take(off, g + 1) - start if nse else k0
+    q = p - start * bb
+    width = xp.where(count > 0, count * bw, xp.ones_like(count))
+    i = q // width
+    rem = q - i * width
+    kk = rem // bw
+    j = rem - kk * bw
+    k = start + kk
+    src = k * bb + i * bw + j
+    batch = g // max(nbr, 1)
+    row = (g - batch * nbr) * bh + i
+    col = xp.astype(xp.take(parts.minor, k), xp.int64) * bw + j if nse else k0
+    lead = [unravel(xp, batch, batch_shape, idt)] if batch_shape else []
+    indices = xp.concat([*lead, xp.reshape(xp.astype(row, idt), (1, nse)), xp.reshape(xp.astype(col, idt), (1, nse))], axis=0)
+    m = math.prod(dense_shape)
+    flat = xp.reshape(parts.values, (nse, m))
+    values = xp.reshape(xp.take(flat, src, axis=0), (nse, *dense_shape))
+    return COO._from_parts(xp, indices, values, X.shape, X._fill, coalesced=True)
 
 
 # --- compressed <-> compressed ----------------------------------------------------------------------

@@ -185,8 +185,8 @@ def move_components(xp, device, arrays):
 
 def carry_facts(src, dst):
     """``dst`` (``src`` moved to another device) told what ``src`` has proven, so that the device
-    never waits to learn it again: its indices are valid, whether its fill is zero, and (a 2-d
-    CSR or BSR) its longest row. Facts a host array lacks are worked out on the host first, where
+    never waits to learn it again: its indices are valid, whether its fill is zero, whether its
+    values and fill are finite, and (a 2-d CSR or BSR) its longest row. Facts a host array lacks are worked out on the host first, where
     they cost no wait (a pass over the indices, which the move copies anyway). Returns ``dst``.
 
     >>> import sparray, numpy as np
@@ -208,6 +208,11 @@ def carry_facts(src, dst):
     if known is not None:
         dst._fill_is_zero = known
         _remember_fill(dst._fill, known)
+    if src_host and backend_kind(dst._xp) == "cupy":
+        from ._products import all_finite, remember_all_finite
+
+        remember_all_finite(dst._values, all_finite(src._xp, src._values))
+        remember_all_finite(dst._fill, all_finite(src._xp, src._fill))
     if src_host and backend_kind(dst._xp) == "cupy" and src.layout in ("csr", "bsr") and src.batch_ndim == 0:
         import numpy as np
 

@@ -45,7 +45,7 @@ from ._dtypes import dtype_name
 from ._fill import as_fill_array, same_value
 from ._keys import linear_keys, unravel
 from ._manipulation import align_splits, broadcast_shapes, broadcast_to, move_dense_to_sparse
-from ._namespace import is_array, namespace_of
+from ._namespace import backend_kind, is_array, namespace_of
 from ._operands import is_scalar
 from ._special_values import standard_function
 
@@ -297,14 +297,16 @@ def _align_sparse_ndim(A, B):
     return A, B
 
 
-def _one_side_droppable(xp, f, values_flat, other_fill_row, out_fill_row, other_first):
-    """Whether f(other's fill, v) equals the output fill for every specified v of one operand."""
+def _one_side_droppable(xp, f, values_flat, other_fill_row, out_fill_row, other_first, on_device=False):
+    """Whether f(other's fill, v) equals the output fill for every specified v of one operand; with
+    ``on_device``, that answer as a 0-d bool array of ``xp`` (nothing is read back)."""
     if values_flat.shape[0] == 0:
-        return True
+        return xp.asarray(True) if on_device else True
     with warnings.catch_warnings():  # a probe, not the user's computation: its 0 * inf warns nobody
         warnings.simplefilter("ignore", RuntimeWarning)
         res = f(other_fill_row, values_flat) if other_first else f(values_flat, other_fill_row)
-    return bool(xp.all(same_value(xp, res, out_fill_row, signed_zeros=False)))  # pruning: docs/fill_value.md
+    verdict = xp.all(same_value(xp, res, out_fill_row, signed_zeros=False))  # pruning: docs/fill_value.md
+    return verdict if on_device else bool(verdict)
 
 
 def _check_same_namespace(A, B, name):
@@ -331,12 +333,38 @@ def _compressed_partner(A, B):
     return B if B.layout == A.layout else B.to_layout(A.layout)
 
 
+# (A's positions droppable, B's positions droppable) -> the merged pattern
+_MODE_OF_DROPS = {(True, True): "intersection", (False, True): "left", (True, False): "right"}
+
+
+def _settled_mode(mode):
+    """A merge ``mode``: a string as it is, or a (2,) bool array of drop verdicts (a plan left to a
+    device, see ``_Plan``) as the pattern it names (read back here)."""
+    if isinstance(mode, str):
+        return mode
+    drop_a, drop_b = (bool(v) for v in mode.tolist())
+    return _MODE_OF_DROPS.get((drop_a, drop_b), "union")
+
+
+def _reads_patterns(xp, name, A, B) -> bool:
+    """Whether two operands of one pattern size are compared before merging. On a GPU, not when a
+    fused kernel merges them: the comparison would wait for the device, while merging two equal
+    patterns gives the same result (the same positions, ``name`` of the values) with the merge's
+    one wait for its size."""
+    return not (backend_kind(xp) == "cupy" and _fusable(name, xp.result_type(A.dtype, B.dtype)))
+
+
 class _Plan:
     """What a binary op of two aligned, coalesced sparse operands computes.
 
     ``pattern``: union, intersection, left or right; ``out_fill``;
     ``va``/``vb``: both sides' values as (nse, m) and ``fa``/``fb`` their fills as (m,), cast to
     one dtype when ``fused`` (a kernel of ``sparray.kernels.cpu.binary`` computes the op).
+
+    On a GPU (``backend_kind`` "cupy") a fused annihilating op leaves the pattern to the device:
+    ``pattern`` is then a (2,) bool array of ``xp``, whether A's and B's positions may be dropped,
+    which the CUDA merge reads back together with its output size (one wait, not three; see
+    ``kernels/cuda/binary.py``) and the generic merge reads itself (``_settled_mode``).
 
     A fill that cannot be computed (``int ** negative fill``) is kept as ``fill_error`` with a
     placeholder ``out_fill`` and the union pattern: the merge computes every element the result
@@ -357,17 +385,19 @@ class _Plan:
             self.out_fill, self.fill_error = xp.zeros((), dtype=xp.result_type(A.dtype, B.dtype)), exc
         va = flat_values(xp, A._values) if va is None else va
         vb = flat_values(xp, B._values) if vb is None else vb
+        out_dtype = xp.result_type(va.dtype, vb.dtype)
+        self.fused = _fusable(name, out_dtype)
         self.pattern = "union"
         if annihilating and self.fill_error is None:  # positions one side holds may all give the fill: drop them
+            on_device = self.fused and backend_kind(xp) == "cupy"  # the merge reads the verdicts with its size
             out_row = xp.reshape(xp.broadcast_to(self.out_fill, entry_shape), (1, m))
-            drop_b = _one_side_droppable(xp, f, vb, fa, out_row, other_first=True)
-            drop_a = _one_side_droppable(xp, f, va, fb, out_row, other_first=False)
-            self.pattern = {(True, True): "intersection", (False, True): "left", (True, False): "right"}.get(
-                (drop_a, drop_b), "union"
-            )
-        out_dtype = xp.result_type(va.dtype, vb.dtype)
+            drop_b = _one_side_droppable(xp, f, vb, fa, out_row, other_first=True, on_device=on_device)
+            drop_a = _one_side_droppable(xp, f, va, fb, out_row, other_first=False, on_device=on_device)
+            if on_device:
+                self.pattern = xp.stack([xp.asarray(drop_a), xp.asarray(drop_b)])
+            else:
+                self.pattern = _MODE_OF_DROPS.get((drop_a, drop_b), "union")
         fa, fb = xp.reshape(fa, (m,)), xp.reshape(fb, (m,))
-        self.fused = _fusable(name, out_dtype)
         if self.fused and (va.dtype != out_dtype or vb.dtype != out_dtype):
             va, vb = xp.astype(va, out_dtype), xp.astype(vb, out_dtype)
             fa, fb = xp.astype(fa, out_dtype), xp.astype(fb, out_dtype)
@@ -389,7 +419,8 @@ def _sparse_sparse(name, annihilating, A, B):
     A, B = broadcast_to(A, shape), broadcast_to(B, shape)
     A, B = _align_sparse_ndim(A, B)
     A, B = A.coalesce(), B.coalesce()
-    if _same_positions(xp, (A._indices,), (B._indices,)):  # one pattern: values meet position for position
+    # one pattern: values meet position for position
+    if _same_positions(xp, (A._indices,), (B._indices,), read=lambda: _reads_patterns(xp, name, A, B)):
         return _values_only(xp, name, A, B)
     sparse_shape, dense_shape = A.sparse_shape, A.dense_shape
     plan = _Plan(name, annihilating, A, B, dense_shape)
@@ -415,7 +446,7 @@ def _compressed_compressed(name, annihilating, A, B):
     _check_same_namespace(A, B, name)
     A._check_contents()
     B._check_contents()
-    if _same_positions(xp, (A._cidx, A._pidx), (B._cidx, B._pidx)):
+    if _same_positions(xp, (A._cidx, A._pidx), (B._cidx, B._pidx), read=lambda: _reads_patterns(xp, name, A, B)):
         return _values_only(xp, name, A, B)
     dense_shape = A.dense_shape
     entry_shape = (*A._block, *dense_shape) if A._blocked else dense_shape
@@ -446,14 +477,17 @@ def _compressed_compressed(name, annihilating, A, B):
     return plan.finish(_build(type(A), parts, A.shape, out_fill, A.batch_shape, entry_shape, idt))
 
 
-def _same_positions(xp, index_a, index_b) -> bool:
+def _same_positions(xp, index_a, index_b, *, read=True) -> bool:
     """Whether two operands' index arrays (a COO's ``indices``; a compressed array's pointers and
     plain indices, in that order) specify the same positions: the same arrays, or equal ones. A
     few evenly spaced entries are compared before the whole arrays, so two different patterns of
-    one size cost a few reads, not a pass."""
+    one size cost a few reads, not a pass. ``read`` (a bool, or a function asked only when the
+    shapes agree) False: only the same arrays count, no element is read (see ``_reads_patterns``)."""
     if all(a is b for a, b in zip(index_a, index_b)):
         return True
     if any(a.shape != b.shape for a, b in zip(index_a, index_b)):
+        return False
+    if not (read() if callable(read) else read):
         return False
     for a, b in zip(index_a, index_b):
         n = a.shape[-1]
@@ -500,9 +534,11 @@ def _merge_apply_general(xp, idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, n
     """Merge two coalesced patterns, read each side (fill where absent), apply ``xp.<name>``.
 
     The reference for the fused kernel; also the route of every op without one. ``mode`` is
-    union, intersection, left (A's positions) or right (B's positions).
+    union, intersection, left (A's positions) or right (B's positions), or the drop verdicts of a
+    plan left to the device (``_Plan``; read back here when a CUDA kernel declined).
     """
     f = _fn(xp, name)
+    mode = _settled_mode(mode)
     ka = linear_keys(xp, idx_a, sparse_shape)
     kb = linear_keys(xp, idx_b, sparse_shape)
     if ka is None:

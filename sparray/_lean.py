@@ -236,12 +236,18 @@ def matmul(A, x):
     finite; a finite y of an array whose every column holds an entry is the answer, and otherwise
     the rows of x that no entry reads are checked for finiteness (once the array has kept which
     they are; a one-off product checks all of x), the general path taking over when one is not."""
+    if type(x) is not np.ndarray:
+        if type(x).__module__ == "builtins" or A.__dict__.get("_lean_device") is False:
+            return None
+        from ._lean_device import matmul as device_matmul  # x on a GPU (or the simulated device)
+
+        return device_matmul(A, x)
     st = A.__dict__.get("_lean")
     if st is None:
         st = lean_of(A)
     if not st or st.layout != "csr" or not st.zero_fill:
         return None
-    if type(x) is not np.ndarray or x.dtype != st.dtype or not x.flags.c_contiguous:
+    if x.dtype != st.dtype or not x.flags.c_contiguous:
         return None
     K = st.nminor
     if x.ndim == 1:

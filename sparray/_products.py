@@ -58,6 +58,33 @@ def all_finite(xp, x) -> bool:
     return bool(_dispatch.call("all_finite", "dense", xp, x, work=size))
 
 
+def values_all_finite(xp, values) -> bool:
+    """:func:`all_finite` of an array's stored values (or fill), kept per values object while it
+    lives: the values of a sparse array never change in place behind its back, so ``A @ A`` in a
+    loop asks the device once. Arrays moved with ``to_device`` learn it on the host."""
+    key = id(values)
+    hit = _FINITE.get(key)
+    if hit is not None and hit[0]() is values:
+        return hit[1]
+    answer = all_finite(xp, values)
+    remember_all_finite(values, answer)
+    return answer
+
+
+def remember_all_finite(values, answer: bool) -> None:
+    """Record whether ``values`` holds only finite elements (for :func:`values_all_finite`)."""
+    import weakref
+
+    try:
+        key = id(values)
+        _FINITE[key] = (weakref.ref(values, lambda _, key=key: _FINITE.pop(key, None)), bool(answer))
+    except TypeError:  # no weak references to this array type: asked every time
+        pass
+
+
+_FINITE: dict[int, tuple] = {}
+
+
 @_dispatch.register("all_finite", "dense", "generic")
 def _all_finite_generic(xp, x) -> bool:
     """One sum: finite unless some element is inf or nan (an overflowing sum also says no, so a
@@ -199,10 +226,14 @@ def sparse_times_dense(A, X):
     op = MatrixOperand(A)
     a = op.fill
     zero_fill = array_fill_is_zero(A)
-    if zero_fill and backend_kind(xp) == "cupy" and xp.isdtype(X.dtype, "real floating"):
-        # on a GPU the non-finite elements of X are found on the device, not asked about: the
-        # product, then NaN where an unspecified element met one (no wait for the host)
-        return _unread_nan(op, X, op.times(X))
+    if backend_kind(xp) == "cupy" and xp.isdtype(X.dtype, "real floating"):
+        # on a GPU the non-finite elements of X are found on the device, not asked about (no wait
+        # for the host): a zero fill takes the product, then NaN where an unspecified element met
+        # one; a finite non-zero fill the product plus the unspecified elements' exact term
+        if zero_fill:
+            return _unread_nan(op, X, op.times(X))
+        if values_all_finite(xp, a):
+            return op.times(X) + _unspecified_term(op, a, X)
     Y = None
     unread = None
     if zero_fill and not op.batch_shape and X.ndim == 2 and op.layout in ("csr", "bsr"):
@@ -270,7 +301,7 @@ def _unspecified_term(op: MatrixOperand, a, X):
     cats = xp.astype(xp.concat([nan_p, pos_p, neg_p], axis=-1), xp.int64)
     counts = xp.sum(cats, axis=-2, keepdims=True) - op.pattern_times(cats)
     n_nan, n_pos, n_neg = counts[..., :N], counts[..., N : 2 * N], counts[..., 2 * N :]
-    if bool(xp.isfinite(a)):
+    if values_all_finite(xp, a):
         F = xp.where(xp.isfinite(prod), X, xp.zeros((), dtype=X.dtype))
         term = a * (xp.sum(F, axis=-2, keepdims=True) - op.pattern_times(F))
     else:
@@ -302,7 +333,7 @@ def _spgemm(opA, opB, out_index_dtype=None, a_values=None, b_values=None):
     crow, col, vals = _dispatch.call("spgemm", "csr", xp, a_off, a_minor, av, b_off, b_minor, bv, N, work=work)
     nbatch = opA.nbatch
     parts = _Parts(xp, crow, col, xp.reshape(vals, (vals.shape[0], 1)), nbatch, M, N)
-    nnz = crow.shape[0] and int(crow[-1])
+    nnz = col.shape[0]  # the kernels return exactly the entries (no read of crow[-1])
     if out_index_dtype is None:
         out_index_dtype = xp.int32 if max(M, N, nnz) < 2**31 else xp.int64
     parts = _equalize_batches(parts, xp.zeros((1,), dtype=vals.dtype), out_index_dtype)
@@ -321,7 +352,7 @@ def sparse_times_sparse(A, B):
     a, b = A._fill, B._fill
     # A @ A (and A @ A.mT) hold one values array: check it once
     values = (A._values,) if B._values is A._values else (A._values, B._values)
-    finite = all(all_finite(xp, t) for t in (a, b, *values))
+    finite = all(values_all_finite(xp, t) for t in (a, b, *values))
     if not finite:
         return sparse_times_dense(A, B.to_dense())
     if array_fill_is_zero(A) and array_fill_is_zero(B):

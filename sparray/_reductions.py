@@ -13,7 +13,10 @@ How a reduction over ``axis`` of a COO array works:
 4. The result's fill is the same formula for an empty group (``cnt = 0``).
 
 Reducing every sparse dim gives a dense array (as in PyTorch); otherwise a COO over the kept
-sparse dims. ``keepdims`` keeps size-1 dims in place. NaN propagates as in NumPy.
+sparse dims. On a GPU (CuPy or simulated data) every group is kept, the empty ones too (their
+value is the empty group's: explicit elements that may equal the result's fill), so no size is
+read back from the device (``keeps_all_groups`` in ``_reductions_compressed.py``); the fill
+shortcuts of ``_finish`` are then taken from what the host knows, not from a ``bool()``. ``keepdims`` keeps size-1 dims in place. NaN propagates as in NumPy.
 
 >>> import sparray
 >>> A = sparray.COO([[0, 2]], [5.0, 7.0], shape=(4,), fill_value=1.0)
@@ -32,6 +35,7 @@ from ._conversion import match_layout
 from ._fill import array_fill_is_zero
 from ._keys import linear_keys, unravel
 from ._namespace import namespace_of
+from ._reductions_compressed import keeps_all_groups, reduce_all_groups
 from ._validation import normalize_axes
 
 __all__ = ["sum", "prod", "max", "min", "mean", "var", "std", "any", "all"]
@@ -69,6 +73,8 @@ class _Groups:
         self._runs = self.sorted and A._coalesced is True and A.shape[0] <= 4 * A.nse + 65536
         self.identity = not sparse_axes  # each specified element is its own group
         self.by_plain = False  # (a compressed array's plain indices as keys: CompressedGroups)
+        self.all_groups = False  # set by the reduction: keep every group (see keeps_all_groups)
+        self._coalesced = A._coalesced is True
         if self.identity:
             self.keys = None
         elif not self.kept:
@@ -91,6 +97,13 @@ class _Groups:
         if self.identity:
             return None, rows, xp.ones((rows.shape[0],), dtype=xp.int64)
         n = rows.shape[0]
+        if self.all_groups:
+            # the first index row of a coalesced COO is sorted; a single group's keys are all 0
+            sorted_keys = (self.sorted and self._coalesced) or not self.kept
+            out = reduce_all_groups(xp, rows, op, keys=self.keys, nkeys=self.nkeys, sorted_keys=sorted_keys)
+            if out is not None:
+                return out
+            self.all_groups = False  # declined: the present groups only, for this and later passes
         if self._runs:
             offsets = _dispatch.call("compress_offsets", "csr", xp, self.keys, self.nkeys, xp.int64, work=n)
             return _dispatch.call("group_reduce", "csr", xp, offsets, rows, op, work=n)
@@ -194,6 +207,8 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
             return sum_few_major(xp, x, keepdims)
         src = CompressedSource(xp, x, axes)
     groups = src.groups
+    device = keeps_all_groups(xp)  # every group kept, no host read (see the module docstring)
+    groups.all_groups = device and not groups.identity
     local_shape = src.local_shape
     reduced = src.local_reduced
     kept_local = [d for d in range(len(local_shape)) if d not in reduced]
@@ -216,7 +231,7 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
     fills = xp.reshape(xp.permute_dims(fill, tuple(perm_f)) if perm_f else fill, (1, m, rd))
 
     dense_anyway = groups.by_plain  # the grouped route of a CSR's column sums scatters into nkeys rows too
-    if kind == "sum" and zero_fill and rd and groups.keys is not None and groups.kept and (
+    if kind == "sum" and zero_fill and rd and not groups.all_groups and groups.keys is not None and groups.kept and (
         groups.nkeys <= 4 * n + 65536 or dense_anyway
     ):
         # zero fill: no counts needed; one dense scatter-add, then keep the non-zero sums
@@ -231,8 +246,11 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
         # the non-zero sums and their keys (no gather when every key has one)
         keys, result = _dispatch.call("nonzero_rows", "dense", xp, dense, work=groups.nkeys)
     else:
-        keys, result, _ = _grouped(xp, kind, groups, entries, fills, total, correction)
-    empty_result = _finish(xp, kind, *_empty_group(xp, kind, fills), xp.zeros((1, 1), dtype=xp.int64), groups.n_red, fills, total, correction)
+        keys, result, _ = _grouped(xp, kind, groups, entries, fills, total, correction, zero_fill, device)
+    empty_result = _finish(
+        xp, kind, *_empty_group(xp, kind, fills), xp.zeros((1, 1), dtype=xp.int64), groups.n_red, fills, total, correction,
+        zero_fill=zero_fill, device=device,
+    )  # fmt: skip
 
     if kind in ("mean", "var", "std", "sum", "prod") and result.dtype != out_dt:
         result, empty_result = xp.astype(result, out_dt), xp.astype(empty_result, out_dt)
@@ -307,7 +325,7 @@ class _Entries:
         return keys, _local(xp, kind, self.like(seg)), counts
 
 
-def _grouped(xp, kind, groups, entries, fills, total, correction):
+def _grouped(xp, kind, groups, entries, fills, total, correction, zero_fill=False, device=False):
     if entries.rd > 1 and not groups.identity and kind not in ("var", "std"):
         keys, seg, counts = entries.group_then_fold(kind, groups)
     else:
@@ -315,12 +333,16 @@ def _grouped(xp, kind, groups, entries, fills, total, correction):
         rows = _local(xp, kind, vals) if vals.shape[2] else _empty_rows(xp, kind, vals)
         keys, seg, counts = groups.reduce(xp, rows, _GROUP_OP[kind])
     counts = xp.reshape(counts, (counts.shape[0], 1))
+    every = groups.all_groups  # every group, empty ones too (keys: arange(nkeys)); not only the present ones
+    fin = {"zero_fill": zero_fill, "device": device}
     if kind not in ("var", "std"):
-        return keys, _finish(xp, kind, seg, counts, groups.n_red, fills, total, correction, present=True), counts
-    mean = _finish(xp, "mean", seg, counts, groups.n_red, fills, total, correction)
+        return keys, _finish(xp, kind, seg, counts, groups.n_red, fills, total, correction, present=not every, **fin), counts
+    mean = _finish(xp, "mean", seg, counts, groups.n_red, fills, total, correction, **fin)
     # second pass: squared deviations from each group's mean
     if groups.identity:
         entry_mean = mean
+    elif every:  # group g is row g
+        entry_mean = xp.take(mean, groups.entry_keys(xp), axis=0)
     else:
         gid = xp.searchsorted(keys, groups.entry_keys(xp))
         entry_mean = xp.take(mean, gid, axis=0)
@@ -347,18 +369,20 @@ def _spread(xp, kind, ss, total, correction):
     return xp.sqrt(var) if kind == "std" else var
 
 
-def _finish(xp, kind, seg, counts, n_red, fills, total, correction, present=False):
+def _finish(xp, kind, seg, counts, n_red, fills, total, correction, present=False, zero_fill=False, device=False):
     """Combine a group's reduced specified part with its ``n_red - counts`` fill positions.
-    ``present``: every group has ``counts >= 1`` (the groups the kernels return; not the empty group)."""
+    ``present``: every group has ``counts >= 1`` (the groups the kernels return; not the empty group).
+    ``zero_fill``: the array's fill is known to be zero (so is ``fr``). ``device``: no ``bool()``
+    of device data: the shortcuts that would read one are skipped for the always-correct ``where``."""
     fr = _local(xp, kind, fills) if fills.shape[2] else _empty_rows(xp, kind, fills)
     missing = n_red - counts
-    if kind in ("sum", "mean") and bool(xp.all(fr == 0)):
+    if kind in ("sum", "mean") and (zero_fill or (not device and bool(xp.all(fr == 0)))):
         out = seg  # a zero fill adds nothing (fr is one row: a cheap test that saves passes over seg)
         return out / total if kind == "mean" else out
     if kind in ("sum", "mean", "var", "std"):
         some = missing > 0
         out = seg + xp.astype(missing, seg.dtype) * fr
-        if not bool(xp.all(some)):  # a full group takes no fill term (0 * nan would be one)
+        if device or not bool(xp.all(some)):  # a full group takes no fill term (0 * nan would be one)
             out = xp.where(some, out, seg)
         if kind == "mean":
             out = out / total
@@ -374,7 +398,7 @@ def _finish(xp, kind, seg, counts, n_red, fills, total, correction, present=Fals
     if present:  # every group holds a specified element: no group of fill only, fewer passes
         # (a where over (G, 1) counts costs 4x the combine: skipped when no group is full)
         full = counts >= n_red
-        return xp.where(full, seg, combine(seg, fr)) if bool(xp.any(full)) else combine(seg, fr)
+        return xp.where(full, seg, combine(seg, fr)) if device or bool(xp.any(full)) else combine(seg, fr)
     some_missing = missing > 0
     none_specified = counts == 0
     identity = xp.full_like(fr, kind == "all") if kind in ("any", "all") else fr  # max/min: total > 0 here

@@ -47,10 +47,48 @@ import math
 from . import _dispatch
 from ._keys import INT32_MAX, unravel
 
-__all__ = ["CompressedSource", "merges_few_major", "sum_few_major"]
+__all__ = ["CompressedSource", "merges_few_major", "sum_few_major", "keeps_all_groups", "reduce_all_groups"]
 
 # at most this many major rows are summed by pairwise merges (log2 of it passes over the entries)
 _FEW_MAJOR = 16
+
+
+def keeps_all_groups(xp):
+    """Whether a reduction of data of ``xp`` keeps every group (the device route): CUDA data
+    (CuPy, or the simulated device) served by the CUDA kernels (no ``use_backend`` elsewhere).
+    Every group of a reduction along an axis is one row or column of the result, so its size comes
+    from the shape and nothing is read back to the host: empty groups are kept (their value is the
+    fill's reduction) instead of being found and dropped (a data-dependent size)."""
+    from ._namespace import backend_kind
+
+    if backend_kind(xp) != "cupy":
+        return False
+    forced = _dispatch.forced_backend()
+    return forced is None or forced[0] == "cupy"
+
+
+def reduce_all_groups(xp, rows, op, *, keys=None, nkeys=None, offsets=None, sorted_keys=False):
+    """``(arange(G), per-group rows (G, m), counts (G,))`` for every group, empty ones too (rows of
+    the op's identity, count 0): runs between ``offsets``, or ``keys`` in ``[0, nkeys)``. No host
+    read (the index inputs are proven, as for the registry's calls). None when the CUDA kernels
+    decline the dtype (the caller then takes its usual route)."""
+    from .kernels import KernelDeclined
+    from .kernels.cuda.group_reduce import group_reduce_all, group_reduce_rows_all
+
+    n, m = rows.shape
+    if offsets is None and nkeys == 1 and n and not xp.isdtype(rows.dtype, "complex floating"):
+        # one group (every sparse axis reduced): the array library's reduction, in parallel
+        whole = {"sum": xp.sum, "prod": xp.prod, "max": xp.max, "min": xp.min}[op]
+        kw = {"dtype": rows.dtype} if op in ("sum", "prod") else {}
+        acc = whole(rows, axis=0, keepdims=True, **kw)
+        return xp.zeros((1,), dtype=xp.int64), acc, xp.full((1,), n, dtype=xp.int64)
+    try:
+        with _dispatch._proven("cupy"):
+            if offsets is not None:
+                return group_reduce_rows_all(offsets, rows, op)
+            return group_reduce_all(keys, rows, nkeys, op, sorted_keys)
+    except KernelDeclined:
+        return None
 
 
 def merges_few_major(xp, X, axes, kind, compute_dt):
@@ -61,6 +99,8 @@ def merges_few_major(xp, X, axes, kind, compute_dt):
     access per entry; the merges stream (the partial sums of a Dask reduction over row blocks are
     such arrays: a few rows as wide as the matrix)."""
     if kind != "sum" or X._blocked or X.batch_ndim or X.dense_ndim or X.layout not in ("csr", "csc"):
+        return False
+    if keeps_all_groups(xp):  # a CPU optimisation: each merge sizes its result from the data
         return False
     if compute_dt != X.dtype or not xp.isdtype(X.dtype, ("real floating", "complex floating")):
         return False
@@ -239,6 +279,7 @@ class CompressedGroups:
         self.identity = not (red_batch or red_major or red_minor)
         self.keys, self.offsets, self.by_plain, self.sorted = None, None, False, False
         self._red_major, self._red_minor = red_major, red_minor
+        self.all_groups = False  # set by the reduction: keep every group (see keeps_all_groups)
         if self.identity:
             return
         if not red_batch:
@@ -302,6 +343,10 @@ class CompressedGroups:
 
     def entry_keys(self, xp):
         """Every entry's group key (the run of each entry when the groups are runs)."""
+        if self.keys is None and self.all_groups:
+            # run g holds the entries i with offsets[g] <= i < offsets[g + 1]: no sizes to read
+            n = self.X.nse * math.prod(self.X.batch_shape)
+            return xp.searchsorted(self.offsets[1:], xp.arange(n, dtype=self.offsets.dtype), side="right")
         if self.keys is None:
             self.keys = _dispatch.call("expand_offsets", "csr", xp, self.offsets, xp.int64, work=self.offsets.shape[0])
         return self.keys
@@ -310,6 +355,14 @@ class CompressedGroups:
         """(present keys or None, per-group (G, m) result, counts (G,)) for ``rows`` (N, m)."""
         if self.identity:
             return None, rows, xp.ones((rows.shape[0],), dtype=xp.int64)
+        if self.all_groups:
+            if self.offsets is not None:
+                out = reduce_all_groups(xp, rows, op, offsets=self.offsets)
+            else:
+                out = reduce_all_groups(xp, rows, op, keys=self.keys, nkeys=self.nkeys, sorted_keys=self.sorted)
+            if out is not None:
+                return out
+            self.all_groups = False  # declined: the present groups only, for this and later passes
         if self.offsets is not None:
             return _dispatch.call("group_reduce", "csr", xp, self.offsets, rows, op, work=rows.shape[0])
         if self.by_plain:

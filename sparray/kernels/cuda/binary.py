@@ -17,6 +17,11 @@ entry's output slot (``merge_slots``, formulas in ``binary.cu``), and ``scatter_
 (entry, value column). Only the output size comes back to the host. ``binary_rows.py`` reuses the
 slot and write steps (:func:`merge_write`) after a row-bounded search.
 
+``mode`` may also be left to the device (the library's annihilating ops on a GPU: ``A * B``): a
+(2,) bool array, whether A's positions and whether B's may be dropped (both: intersection; A's:
+right; B's: left; neither: union). Every entry is then located (union's range) and the two
+verdicts come back in the same read as the output size (:func:`settle_mode`): one wait in all.
+
 >>> import numpy as np  # NumPy input runs in the emulator
 >>> idx, vals = merge_apply(np.array([[0, 2]]), np.array([[1.0], [2.0]]), np.zeros(1),
 ...                         np.array([[2, 3]]), np.array([[5.0], [7.0]]), np.zeros(1), (4,), "union", "add")
@@ -31,7 +36,7 @@ import numpy as np
 from ._build import c_type, index_type
 from ._driver import driver_for
 
-__all__ = ["merge_apply", "OPS", "MODES", "fused_operands", "entry_range", "merge_write"]
+__all__ = ["merge_apply", "OPS", "MODES", "fused_operands", "entry_range", "merge_write", "settle_mode", "is_deferred"]
 
 SOURCE = "binary.cu"
 
@@ -60,7 +65,10 @@ def fused_operands(xp, who, va, fa, vb, fb, mode, op):
 
     if op not in OPS:
         raise KernelDeclined(f"op {op!r} has no fused kernel (fused: {', '.join(OPS)})")
-    if mode not in MODES:
+    if is_deferred(mode):
+        if tuple(mode.shape) != (2,):
+            raise ValueError(f"{who}: a mode left to the device must be 2 drop verdicts; got shape {tuple(mode.shape)}")
+    elif mode not in MODES:
         raise ValueError(f"{who}: mode must be one of {MODES}; got {mode!r}")
     va, vb = xp.ascontiguousarray(va), xp.ascontiguousarray(vb)
     dt = va.dtype
@@ -76,24 +84,57 @@ def fused_operands(xp, who, va, fa, vb, fb, mode, op):
     return va, fa, vb, fb
 
 
+def is_deferred(mode) -> bool:
+    """Whether ``mode`` is left to the device (an array of drop verdicts, not a mode string)."""
+    return not isinstance(mode, str)
+
+
+#: (A's positions droppable, B's positions droppable) -> mode
+_MODE_OF_DROPS = {(True, True): "intersection", (False, True): "left", (True, False): "right"}
+
+
 def entry_range(mode, na, nb):
-    """The entries ``[first, first + count)`` of A's then B's (see ``binary.cu``) a mode writes."""
+    """The entries ``[first, first + count)`` of A's then B's (see ``binary.cu``) a mode writes; a
+    mode left to the device locates every entry (union's range, which holds every mode's)."""
+    if is_deferred(mode):
+        return 0, na + nb
     return {"union": (0, na + nb), "intersection": (0, na), "left": (0, na), "right": (na, nb)}[mode]
 
 
-def merge_write(drv, mode, op, lb, match, idx_a, va, fa, idx_b, vb, fb):
+def _prefix_matches(xp, match, na):
+    """The na + 1 exclusive prefix sums of A's matches."""
+    return xp.concatenate([xp.zeros(1, xp.int64), xp.cumsum(match[:na], dtype=xp.int64)])
+
+
+def settle_mode(drv, mode, match, na):
+    """``(mode, eq, shared)`` for a merge whose entries are all located: a mode string passes
+    through (``eq``, ``shared`` None); a mode left to the device (drop verdicts) becomes its string,
+    read back in one transfer with ``shared`` (A's matched entries) and with ``eq``, A's prefix
+    sums, computed on the way."""
+    if not is_deferred(mode):
+        return mode, None, None
+    xp = drv.xp
+    eq = _prefix_matches(xp, match, na)
+    drop_a, drop_b, shared = xp.concatenate([mode.astype(xp.int64), eq[na:]]).tolist()  # the one wait
+    return _MODE_OF_DROPS.get((bool(drop_a), bool(drop_b)), "union"), eq, int(shared)
+
+
+def merge_write(drv, mode, op, lb, match, idx_a, va, fa, idx_b, vb, fb, eq=None, shared=None):
     """Everything after the search: ``lb``/``match`` (int64/uint8 over A's then B's entries, set on
     :func:`entry_range`) give the slots (a prefix sum of A's matches for union and intersection),
     then the merged index rows (``idx_a``/``idx_b``: (s, n) of one dtype, int32 or int64) and values
     ``op(a or fa, b or fb)``. Returns ``(out_idx, out_vals, eq)``, ``eq`` the na + 1 prefix sums
-    (None for left and right)."""
+    (None for left and right unless given). ``eq`` and ``shared`` may come from
+    :func:`settle_mode` (a string ``mode``), which read ``shared`` already."""
     xp = drv.xp
     (s, na), nb, m = idx_a.shape, idx_b.shape[1], va.shape[1]
     first, count = entry_range(mode, na, nb)
-    eq, n_out = None, {"left": na, "right": nb}.get(mode)
+    n_out = {"left": na, "right": nb}.get(mode)
     if n_out is None:
-        eq = xp.concatenate([xp.zeros(1, xp.int64), xp.cumsum(match[:na], dtype=xp.int64)])
-        shared = drv.scalar(eq[na:])
+        if eq is None:
+            eq = _prefix_matches(xp, match, na)
+        if shared is None:
+            shared = drv.scalar(eq[na:])
         n_out = na + nb - shared if mode == "union" else shared
     out_idx = xp.empty((s, n_out), idx_a.dtype)
     out_vals = xp.empty((n_out, m), va.dtype)
@@ -137,5 +178,6 @@ def merge_apply(idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, op):
         name = f"linear_keys<{index_type(kdt)}>"
         drv.launch(SOURCE, name, na + nb, (both, np.int64(s), np.int64(na + nb), strides, keys))
         drv.launch(SOURCE, "locate_sorted", count, (keys, np.int64(na), np.int64(nb), np.int64(first), np.int64(count), lb, match))
-    out_idx, out_vals, _ = merge_write(drv, mode, op, lb, match, idx_a, va, fa, idx_b, vb, fb)
+    mode, eq, shared = settle_mode(drv, mode, match, na)
+    out_idx, out_vals, _ = merge_write(drv, mode, op, lb, match, idx_a, va, fa, idx_b, vb, fb, eq, shared)
     return (out_idx if out_idx.dtype == out_dt else out_idx.astype(out_dt)), out_vals

@@ -4,7 +4,8 @@ the CUDA twin of ``kernels/cpu/binary_rows.py`` (same arguments, results, errors
 ``merge_apply_rows(ptr_a, minor_a, va, fa, ptr_b, minor_b, vb, fb, nminor, mode, op)
 -> (ptr, minor, values)``: compressed and plain indices of two unbatched CSR (or CSC) arrays of one
 shape, plain indices strictly increasing in each row; values (n, m) of one dtype among
-float32/64, int32/64, fills (m,); ``mode``/``op`` as in :mod:`.binary` (``nminor`` is unused, as
+float32/64, int32/64, fills (m,); ``mode``/``op`` as in :mod:`.binary`, a mode left to the device
+included (``nminor`` is unused, as
 in the numba kernel). Indices come out int32 when all four inputs are int32 and the result's size
 fits, else int64.
 
@@ -29,7 +30,7 @@ import numpy as np
 
 from ._build import index_type
 from ._driver import driver_for
-from .binary import entry_range, fused_operands, merge_write
+from .binary import entry_range, fused_operands, merge_write, settle_mode
 
 __all__ = ["merge_apply_rows"]
 
@@ -60,7 +61,9 @@ def merge_apply_rows(ptr_a, minor_a, va, fa, ptr_b, minor_b, vb, fb, nminor, mod
         minor = xp.concatenate([ma, mb])  # A's entries, then B's
         args = (pa, pb, minor, np.int64(na), np.int64(nb), np.int64(nmajor), np.int64(first), np.int64(count), lb, match)
         drv.launch(SOURCE, f"locate_in_rows<{index_type(idt)}>", count, args)
-    out_minor, out_vals, eq = merge_write(drv, mode, op, lb, match, ma.reshape(1, na), va, fa, mb.reshape(1, nb), vb, fb)
+    mode, eq, shared = settle_mode(drv, mode, match, na)  # a mode left to the device: read with the size
+    out_minor, out_vals, eq = merge_write(drv, mode, op, lb, match, ma.reshape(1, na), va, fa, mb.reshape(1, nb), vb, fb,
+                                          eq, shared)
     n_out = out_vals.shape[0]
     if mode == "union":
         out_ptr = pa.astype(np.int64) + pb - eq[pa]

@@ -13,6 +13,14 @@ rows is ever allocated.
 along the plain axis of a CSR/CSC): the non-empty runs by the array library's ``flatnonzero`` over
 the pointers' differences, then the same ``segment_reduce``.
 
+:func:`group_reduce_all` and :func:`group_reduce_rows_all` keep *every* group (``nkeys`` rows, or
+one per run of the pointers), empty ones too: their output size comes from the shapes, so they
+read nothing back to the host (the reductions along an axis of device data, whose result has one
+value per row or column anyway). The bounds of every group are a ``searchsorted`` of the sorted
+keys (or the pointers themselves); an empty group's row holds the op's identity (0 for a sum, 1
+for a product, 0 / False for max and min, True for the bool min): its ``counts`` entry, 0, tells
+it apart. The key-range and pointer checks are read back only outside ``proven_inputs()``.
+
 >>> import numpy as np
 >>> k, acc, counts = group_reduce(np.array([2, 0, 2]), np.array([[1.0], [2.0], [4.0]]), 3, "sum")
 >>> k.tolist(), acc.ravel().tolist(), counts.tolist()
@@ -27,8 +35,9 @@ from .. import KernelDeclined
 from ._arrays import index_array, stable_argsort, value_rows
 from ._build import VALUE_DTYPES, c_type
 from ._driver import driver_for
+from ._trust import inputs_proven
 
-__all__ = ["group_reduce", "group_reduce_rows"]
+__all__ = ["group_reduce", "group_reduce_rows", "group_reduce_all", "group_reduce_rows_all"]
 
 SOURCE = "group_reduce.cu"
 OPS = ("sum", "prod", "max", "min")
@@ -120,3 +129,99 @@ def group_reduce_rows(offsets, values, op):
         name = f"segment_reduce<sp_{op}, {c_type(values.dtype)}>"
         drv.launch(SOURCE, name, nseg * m, (perm, bounds, np.int64(nseg), values, np.int64(m), acc))
     return runs, acc, lengths[runs].astype(xp.int64, copy=False)
+
+
+def _identity_rows(xp, op, shape, dtype):
+    """The rows an empty group gets in the ``*_all`` launchers: 1 for prod and the bool min, else 0."""
+    one = op == "prod" or (op == "min" and np.dtype(dtype) == np.bool_)
+    return xp.ones(shape, dtype) if one else xp.zeros(shape, dtype)
+
+
+def _segments_all(drv, xp, perm, bounds, nseg, values, op):
+    """``segment_reduce`` over ``nseg`` segments ``bounds`` (nseg + 1, some maybe empty) through
+    ``perm``; an empty segment gets the op's identity. ``values`` has at least one row."""
+    n, m = values.shape
+    counts = xp.diff(bounds)
+    acc = xp.empty((nseg, m), values.dtype)
+    if nseg:
+        # the kernel reads its first row before the loop, also in an empty segment: one more
+        # (valid) position at the end of perm keeps that read in bounds; the row is replaced below
+        perm = xp.concatenate([perm, perm[:1]])
+        name = f"segment_reduce<sp_{op}, {c_type(values.dtype)}>"
+        drv.launch(SOURCE, name, nseg * m, (perm, bounds, np.int64(nseg), values, np.int64(m), acc))
+        acc = xp.where(xp.reshape(counts, (nseg, 1)) > 0, acc, _identity_rows(xp, op, (1, m), values.dtype))
+    return acc, counts
+
+
+def group_reduce_all(keys, values, nkeys, op, sorted_keys=False):
+    """:func:`group_reduce` keeping every key: ``(arange(nkeys) int64, acc (nkeys, m), counts
+    int64[nkeys])``, an empty group's row the op's identity (see the module docstring), and no
+    read-back inside ``proven_inputs()``. ``sorted_keys``: the keys are known non-decreasing (no
+    sort; outside ``proven_inputs()`` the claim is checked with the key range). Errors as
+    :func:`group_reduce`."""
+    if op not in OPS:
+        raise ValueError(f"op must be one of {sorted(OPS)}, got {op!r}")
+    drv = driver_for(keys, values)
+    xp = drv.xp
+    keys = index_array(xp, keys, "keys", "group_reduce")
+    n = keys.shape[0]
+    values = value_rows(xp, values, n, "group_reduce")
+    nkeys = int(nkeys)
+    if nkeys < 0:
+        raise ValueError(f"nkeys must be >= 0, got {nkeys}")
+    if values.dtype == np.bool_ and op in ("sum", "prod"):
+        raise KernelDeclined(f"group_reduce does not {op} bool values; cast them to an integer dtype first")
+    m = values.shape[1]
+    ukeys = xp.arange(nkeys, dtype=xp.int64)
+    if n == 0:
+        return ukeys, _identity_rows(xp, op, (nkeys, m), values.dtype), xp.zeros(nkeys, xp.int64)
+    if not inputs_proven():
+        big = np.iinfo(np.int64).max
+        stats = xp.asarray(np.array([big, -big - 1, 0], np.int64))
+        drv.launch(SOURCE, "key_stats", n, (keys, np.int64(n), stats))
+        kmin, kmax = drv.scalar(stats[0:1]), drv.scalar(stats[1:2])
+        if kmin < 0 or kmax >= nkeys:
+            raise ValueError(f"keys must lie in [0, nkeys={nkeys}), found values in [{kmin}, {kmax}]")
+        sorted_keys = sorted_keys and drv.scalar(stats[2:3]) == 0
+    if sorted_keys:
+        perm, skeys = xp.arange(n, dtype=xp.int64), keys
+    else:
+        perm = stable_argsort(xp, keys)
+        skeys = keys[perm]
+    bounds = xp.ascontiguousarray(xp.searchsorted(skeys, xp.arange(nkeys + 1, dtype=xp.int64), side="left").astype(xp.int64, copy=False))
+    acc, counts = _segments_all(drv, xp, perm, bounds, nkeys, values, op)
+    return ukeys, acc, counts
+
+
+def group_reduce_rows_all(offsets, values, op):
+    """:func:`group_reduce_rows` keeping every run, empty ones too: ``(arange(len(offsets) - 1)
+    int64, acc, counts int64)``, an empty run's row the op's identity, and no read-back inside
+    ``proven_inputs()`` (outside it, the pointers are checked as :func:`group_reduce_rows` does)."""
+    if op not in OPS:
+        raise ValueError(f"op must be one of {sorted(OPS)}, got {op!r}")
+    drv = driver_for(offsets, values)
+    xp = drv.xp
+    offsets = index_array(xp, offsets, "offsets", "group_reduce_rows")
+    if offsets.shape[0] == 0:
+        raise ValueError("group_reduce_rows: offsets must have at least one element (offsets[0] = 0)")
+    values = xp.asarray(values)
+    n = values.shape[0] if values.ndim else 0
+    values = value_rows(xp, values, n, "group_reduce_rows")
+    m = values.shape[1]
+    if values.dtype == np.bool_ and op in ("sum", "prod"):
+        raise KernelDeclined(f"group_reduce does not {op} bool values; cast them to an integer dtype first")
+    nseg = offsets.shape[0] - 1
+    if not inputs_proven():
+        ends = [int(v) for v in xp.stack([offsets[0], offsets[-1]]).tolist()]
+        if ends != [0, n]:
+            raise ValueError(f"group_reduce_rows: offsets must run from 0 to len(values) = {n}; got {ends[0]} to {ends[1]}")
+        bad = xp.flatnonzero(xp.diff(offsets) < 0)
+        if bad.shape[0]:
+            g = int(bad[0]) + 1
+            lo, hi = drv.scalar(offsets[g - 1 : g]), drv.scalar(offsets[g : g + 1])
+            raise ValueError(f"group_reduce_rows: offsets must be non-decreasing: offsets[{g}] = {hi} < offsets[{g - 1}] = {lo}")
+    runs = xp.arange(nseg, dtype=xp.int64)
+    if n == 0:
+        return runs, _identity_rows(xp, op, (nseg, m), values.dtype), xp.zeros(nseg, xp.int64)
+    acc, counts = _segments_all(drv, xp, xp.arange(n, dtype=xp.int64), offsets, nseg, values, op)
+    return runs, acc, counts

@@ -21,6 +21,7 @@ import numpy as np
 from .. import KernelDeclined
 from ._build import INDEX_TYPES, c_type, index_type
 from ._driver import driver_for
+from ._trust import inputs_proven
 from ._operands import EXPECTED, PRODUCT_TYPES, host, index_pair, lanes_for, new_stats, numeric, read_stats
 
 __all__ = ["sddmm"]
@@ -78,13 +79,17 @@ def sddmm(crow, col, a, bt):
         raise ValueError(f"sddmm: a {a.shape} and bt {bt.shape} must have the same number of columns K")
     C, K = bt.shape
     stats = new_stats(xp, R + 1)
-    drv.launch(SOURCE, f"check_offsets<{index_type(crow.dtype)}>", R + 1,
-               (crow, np.int64(R), np.int64(0), np.int64(nse), np.int32(1), stats))  # fmt: skip
+    proven = inputs_proven()  # the pattern's pointers were checked with its array: no pass, no read
+    if not proven:
+        drv.launch(SOURCE, f"check_offsets<{index_type(crow.dtype)}>", R + 1,
+                   (crow, np.int64(R), np.int64(0), np.int64(nse), np.int32(1), stats))  # fmt: skip
     out = xp.empty(nse, a.dtype)
     if nse and R:  # R == 0 with entries: the pointers are bad, reported below
         lanes = lanes_for(K)
         drv.launch(SOURCE, f"sddmm_entries<{index_type(crow.dtype)}, {c_type(a.dtype)}>", -(-nse // (32 // lanes)) * 32,
                    (crow, col, a, bt, np.int64(R), np.int64(C), np.int64(K), np.int64(nse), np.int32(lanes), out, stats))  # fmt: skip
+    if proven:
+        return out.view(dtype)
     first_bad, _, flags = read_stats(stats)
     if first_bad <= R or flags:
         _raise_invalid(crow, col, C, first_bad)

@@ -36,6 +36,7 @@ from .. import KernelDeclined
 from ._arrays import stable_argsort
 from ._build import INDEX_TYPES, c_type, index_type
 from ._driver import driver_for
+from ._trust import inputs_proven
 from ._operands import ACC_DTYPES, EXPECTED, PRODUCT_TYPES, host, index_of, new_stats, numeric, read_stats
 
 __all__ = ["spgemm"]
@@ -112,7 +113,10 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
     if len({a.dtype for a in idx}) > 1:
         idx = [a.astype(xp.int64) for a in idx]
     a_crow, a_col, b_crow, b_col = idx
-    a0, aN, b0, bN = _ends(xp, a_crow, a_col, b_crow, b_col)
+    if inputs_proven() and a_crow.shape[0] and b_crow.shape[0]:
+        a0, aN, b0, bN = 0, a_col.shape[0], 0, b_col.shape[0]  # valid pointers start at 0 and end at nnz
+    else:
+        a0, aN, b0, bN = _ends(xp, a_crow, a_col, b_crow, b_col)
     M, K = a_crow.shape[0] - 1, b_crow.shape[0] - 1
     I, T = index_type(a_crow.dtype), c_type(av.dtype)
     J = "int" if ncols <= _INT32_MAX else "long long"
@@ -150,7 +154,8 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
     for r0, r1, slots in batches:
         tables = _insert(drv, I, T, idx, av, bv, r0, r1, slots, ncols, toff, acc, counts, with_values=fused)
     crow = xp.concatenate([xp.zeros(1, xp.int64), xp.cumsum(counts)])
-    nnz = int(crow[-1:].tolist()[0]) if M else 0
+    # one read: the result's size, and whether a row is long enough that it may need the sort
+    nnz, longest = (int(v) for v in xp.stack([crow[-1], xp.max(counts)]).tolist()) if M else (0, 0)
     col = xp.empty(nnz, col_dtype)
     val = xp.empty(nnz, av.dtype)
     if nnz == 0:
@@ -168,7 +173,9 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
         drv.launch(SOURCE, f"spgemm_order<{T}, {J}>", (r1 - r0) * 32,
                    (np.int64(r0), np.int64(r1), toff, np.int64(ncols), crow, tcol, tval, np.int64(RANK_MAX), col, val,
                     order_flags))  # fmt: skip
-    if read_stats(order_flags)[2] & _UNSORTED:  # long hashed rows: a stable sort by (row, column)
+    # long hashed rows come out unsorted: a stable sort by (row, column). The flag is read only when
+    # a row is long enough to have been hashed unsorted (no wait otherwise)
+    if longest > RANK_MAX and read_stats(order_flags)[2] & _UNSORTED:
         rows = xp.searchsorted(crow, xp.arange(nnz, dtype=xp.int64), side="right") - 1
         perm = stable_argsort(xp, col)
         perm = perm[stable_argsort(xp, rows[perm])]

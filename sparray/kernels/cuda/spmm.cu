@@ -241,12 +241,12 @@ __global__ void bsc_scatter(const I* ccol, const I* row, const T* blocks, const 
 // columns, checked at the array's construction). Pointers and columns out of range are skipped.
 // `nan` comes from the host (no NaN constant is spelled the same in NVRTC and the host build).
 template <class I, class T>
-__global__ void csr_unread_nan(const I* crow, const I* col, const T* x, const long long* colbad, long long M,
+__global__ void csr_unread_nan(const I* crow, const I* col, const T* x, const unsigned long long* colbad, long long M,
                                long long K, long long N, long long nse, T nan, T* y) {
     long long total = M * N;
     for (long long t = sp_thread_id(); t < total; t += sp_thread_count()) {
         long long r = t / N, j = t - r * N;
-        long long bad = colbad[j];
+        long long bad = (long long)colbad[j];
         if (bad == 0) continue;
         long long lo = (long long)crow[r], hi = (long long)crow[r + 1];
         if (!sp_row_ok(r, lo, hi, M, nse)) continue;
@@ -256,5 +256,15 @@ __global__ void csr_unread_nan(const I* crow, const I* col, const T* x, const lo
             if (c >= 0 && c < K && !sp_isfinite(x[c * N + j])) ++seen;
         }
         if (bad > seen) y[t] = nan;
+    }
+}
+
+// colbad[j] (arriving 0) counts the non-finite elements of column j of x (K, N) row-major: the
+// input of csr_unread_nan. Non-finite elements are rare, and so are the atomic adds.
+template <class T>
+__global__ void count_nonfinite(const T* x, long long K, long long N, unsigned long long* colbad) {
+    long long total = K * N;
+    for (long long t = sp_thread_id(); t < total; t += sp_thread_count()) {
+        if (!sp_isfinite(x[t])) atomicAdd(&colbad[t % N], 1ull);
     }
 }

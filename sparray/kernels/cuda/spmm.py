@@ -53,6 +53,7 @@ NAME_EXPRESSIONS = (
     + tuple(f"check_range<{i}>" for i in INDEX_TYPES)
     + tuple(f"{k}<{i}, {t}>" for k in _KERNELS for i in INDEX_TYPES for t in PRODUCT_TYPES)
     + tuple(f"csr_unread_nan<{i}, {t}>" for i in INDEX_TYPES for t in ("float", "double"))
+    + tuple(f"count_nonfinite<{t}>" for t in ("float", "double"))
 )
 
 #: csr_split takes over when the longest row is over SKEW_FACTOR x the mean and over SKEW_MIN entries
@@ -149,12 +150,20 @@ def csr_unread_nan(crow, col, x, y):
         raise ValueError(f"csr_unread_nan: y {y.shape} {y.dtype} does not fit A ({M} rows) @ x {x.shape} {x.dtype}")
     if M == 0 or N == 0:
         return y
-    colbad = xp.sum(~xp.isfinite(x2), axis=0, dtype=xp.int64)
-    T = c_type(y.dtype)
-    drv.launch(SOURCE, f"csr_unread_nan<{index_type(crow.dtype)}, {T}>", M * N,
-               (crow, col, xp.ascontiguousarray(x2), colbad, np.int64(M), np.int64(K), np.int64(N), np.int64(col.shape[0]),
-                y.dtype.type(np.nan), y))  # fmt: skip
+    x2 = xp.ascontiguousarray(x2)
+    launch_unread_nan(drv, crow, col, x2, y, M, K, N)
     return y
+
+
+def launch_unread_nan(drv, crow, col, x2, y, M, K, N):
+    """The two launches of :func:`csr_unread_nan` on checked C-contiguous operands (x2 (K, N), y
+    (M, N) or (M,)): the column counts of x's non-finite elements, then the fix-up."""
+    colbad = drv.xp.zeros(N, np.uint64)
+    T = c_type(y.dtype)
+    drv.launch(SOURCE, f"count_nonfinite<{T}>", K * N, (x2, np.int64(K), np.int64(N), colbad))
+    drv.launch(SOURCE, f"csr_unread_nan<{index_type(crow.dtype)}, {T}>", M * N,
+               (crow, col, x2, colbad, np.int64(M), np.int64(K), np.int64(N), np.int64(col.shape[0]),
+                y.dtype.type(np.nan), y))  # fmt: skip
 
 
 def _finish(y, acc_dtype, t, dtype, vector, report_finite, flags):
@@ -271,7 +280,8 @@ def csc_matmul_dense(ccol, row, values, x, nrows):
     N = x2.shape[1]
     stats = new_stats(xp, K + 1)
     bad = (fname, ccol, "ccol", row, "row", M, "rows")
-    _check_pointers(drv, ccol, nse, stats)
+    if not inputs_proven():  # the scatter kernels clamp what they find; the check is for the report
+        _check_pointers(drv, ccol, nse, stats)
     if M == 0 or N == 0 or nse == 0 or K == 0:
         _check_indices(drv, row, M, stats)
         _raise_bad(read_stats(stats), *bad)
@@ -302,7 +312,8 @@ def bsc_matmul_dense(ccol, row, blocks, x, nrows):
     MB = M // bh
     stats = new_stats(xp, KB + 1)
     bad = (fname, ccol, "ccol", row, "row", MB, "block rows")
-    _check_pointers(drv, ccol, nse, stats)
+    if not inputs_proven():
+        _check_pointers(drv, ccol, nse, stats)
     if MB == 0 or N == 0 or nse == 0 or KB == 0:
         _check_indices(drv, row, MB, stats)
         _raise_bad(read_stats(stats), *bad)

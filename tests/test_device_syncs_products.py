@@ -1,0 +1,114 @@
+"""Host syncs and launches of the products on the simulated CUDA device (issue GPU-speed).
+
+Per call, on an array that has been used once: ``A @ x`` and ``A @ X`` make no transfer to the host
+for every layout with a finite fill (what the array proved, it keeps; non-finite elements of x are
+found on the device); SDDMM makes none; SpGEMM (output sized by the data) makes two reads (the
+tables' size, then the result's). Every result is checked against dense NumPy, with inf and nan in x.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sparray as sp
+from cuda_testing import requires_gxx
+from sparray.kernels.cuda.simulated import counting, is_simulated, to_simulated
+
+pytestmark = requires_gxx
+
+LAYOUTS = ["csr", "csc", "bsr", "bsc"]
+
+
+def _matrix(layout, fill, seed=0, shape=(12, 10)):
+    rng = np.random.default_rng(seed)
+    dense = np.where(rng.random(shape) < 0.3, np.round(rng.standard_normal(shape) * 4) / 4, fill)
+    kw = {"blocksize": (2, 2)} if layout in ("bsr", "bsc") else {}
+    return dense, sp.asarray(dense, layout=layout, fill_value=fill, **kw).to_device("simulated")
+
+
+def _x(k, n=None, *, nonfinite=False, seed=1):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(k if n is None else (k, n))
+    if nonfinite:
+        x[3] = np.inf
+        x[7] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("fill", [0.0, 1.5])
+@pytest.mark.parametrize("ncols", [None, 4])
+@pytest.mark.parametrize("nonfinite", [False, True], ids=["finite-x", "inf-nan-x"])
+def test_matmul_makes_no_sync(layout, fill, ncols, nonfinite):
+    dense, A = _matrix(layout, fill)
+    xh = _x(dense.shape[1], ncols, nonfinite=nonfinite)
+    x = to_simulated(xh)
+    A @ x  # the first use may learn what the array keeps
+    with counting() as c:
+        y = A @ x
+    assert c.syncs == 0, c.sites
+    assert is_simulated(y) and len(c.launches) >= 1
+    with np.errstate(all="ignore"):
+        want = dense @ xh
+    np.testing.assert_allclose(y.get(), want, rtol=1e-12, atol=1e-12, equal_nan=True)
+
+
+def test_an_array_moved_to_the_device_needs_no_first_sync():
+    dense, A = _matrix("csr", 0.0)
+    x = to_simulated(_x(10))
+    with counting() as c:
+        y = A @ x  # valid indices, zero fill, longest row: learned on the host before the move
+    assert c.syncs == 0, c.sites
+    np.testing.assert_allclose(y.get(), dense @ x.get())
+
+
+def test_the_lean_device_path_launches_three_kernels():
+    dense, A = _matrix("csr", 0.0)
+    x = to_simulated(_x(10))
+    A @ x
+    with counting() as c:
+        A @ x
+    names = [name.split("<")[0] for _, name in c.launches]
+    assert names == ["csr_mv_rows", "count_nonfinite", "csr_unread_nan"]
+    assert A._lean_device  # kept on the array
+
+
+def test_nan_fill_products_stay_exact():
+    dense, A = _matrix("csr", np.nan)
+    xh = _x(10)
+    with counting() as c:
+        y = A @ to_simulated(xh)
+    assert c.syncs <= 2, c.sites  # a non-finite fill: the general exact path, which asks
+    np.testing.assert_allclose(y.get(), dense @ xh, equal_nan=True)
+
+
+def test_sddmm_makes_no_sync():
+    dense, A = _matrix("csr", 0.0)
+    rng = np.random.default_rng(3)
+    B, C = rng.standard_normal((12, 5)), rng.standard_normal((5, 10))
+    Bs, Cs = to_simulated(B), to_simulated(C)
+    sp.sampled_addmm(A, Bs, Cs)
+    with counting() as c:
+        r = sp.sampled_addmm(A, Bs, Cs)
+    assert c.syncs == 0, c.sites
+    np.testing.assert_allclose(r.to_device("cpu").to_dense(), dense + np.where(dense != 0, B @ C, 0))
+
+
+def test_spgemm_reads_its_sizes_only():
+    dense, A = _matrix("csr", 0.0)
+    dense_b, B = _matrix("csr", 0.0, seed=5, shape=(10, 8))
+    A @ B
+    with counting() as c:
+        C = A @ B
+    assert c.syncs <= 2, c.sites
+    assert all("spgemm" in site or "read_stats" in site for site in c.sites), c.sites
+    np.testing.assert_allclose(C.to_device("cpu").to_dense(), dense @ dense_b)
+
+
+def test_bad_indices_still_raise_at_first_use():
+    """An array built on the device is checked once, at its first use (one read), then trusted."""
+    crow, col = to_simulated(np.array([0, 1, 2])), to_simulated(np.array([0, 5]))  # 5: out of range for 3 columns
+    A = sp.CSR(crow, col, to_simulated(np.array([1.0, 2.0])), shape=(2, 3))
+    with pytest.raises(ValueError, match="5"):
+        A @ to_simulated(np.ones(3))
