@@ -68,17 +68,8 @@ class _Parts:
         return _Parts(xp, t_off, t_minor, t_values, self.nbatch, self.nminor, self.nmajor)
 
     def rows(self, index_dtype):
-        """The global major row of every entry."""
-        xp = self.xp
-        if backend_kind(xp) == "cupy":
-            # on a GPU the entry count is known here (the offsets are valid and end at it), so a
-            # binary search per entry needs no wait for offsets[-1] (expand_offsets reads it)
-            n = self.nnz
-            if n == 0 or self.offsets.shape[0] <= 1:
-                return xp.zeros((n,), dtype=index_dtype)
-            probe = xp.arange(n, dtype=self.offsets.dtype)
-            return xp.astype(xp.searchsorted(self.offsets[1:], probe, side="right"), index_dtype)
-        return _dispatch.call("expand_offsets", "csr", xp, self.offsets, index_dtype, work=self.nnz)
+        """The global major row of every entry (the entry count is known: no read of offsets[-1])."""
+        return _dispatch.call("expand_offsets", "csr", self.xp, self.offsets, index_dtype, self.nnz, work=self.nnz)
 
 
 def _parts_of(X) -> _Parts:
@@ -139,9 +130,9 @@ def _equalize_batches(parts: _Parts, pad_row, index_dtype) -> _Parts:
     if parts.nbatch <= 1:
         return parts
     counts = _batch_counts(parts)
-    if backend_kind(xp) == "cupy":  # one wait for both on a GPU
+    if backend_kind(xp) == "cupy":  # one read (a GPU's wait) for both
         most, least = (int(v) for v in xp.stack([xp.max(counts), xp.min(counts)]).tolist())
-    else:
+    else:  # (array_api_strict arrays have no tolist)
         most, least = int(xp.max(counts)), int(xp.min(counts))
     if least == most:
         return parts

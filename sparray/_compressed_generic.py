@@ -52,8 +52,9 @@ def compress_offsets(xp, keys, nbuckets, index_dtype, checked=False):
 
 
 @register("expand_offsets", "csr", "generic")
-def expand_offsets(xp, offsets, index_dtype):
-    nnz = int(offsets[-1])
+def expand_offsets(xp, offsets, index_dtype, nnz=None):
+    """Each entry's row; ``nnz`` (offsets[-1], when the caller knows it) saves reading it."""
+    nnz = int(offsets[-1]) if nnz is None else int(nnz)
     pos = xp.arange(nnz, dtype=xp.int64)
     return xp.astype(xp.searchsorted(xp.astype(offsets, xp.int64), pos, side="right") - 1, index_dtype)
 

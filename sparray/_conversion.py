@@ -185,9 +185,10 @@ def move_components(xp, device, arrays):
 
 def carry_facts(src, dst):
     """``dst`` (``src`` moved to another device) told what ``src`` has proven, so that the device
-    never waits to learn it again: its indices are valid, whether its fill is zero, whether its
-    values and fill are finite, and (a 2-d CSR or BSR) its longest row. Facts a host array lacks are worked out on the host first, where
-    they cost no wait (a pass over the indices, which the move copies anyway). Returns ``dst``.
+    never waits to learn it again: whether its fill is zero, and from the host to a GPU also that
+    its indices are valid, whether its values and fill are finite and (a 2-d CSR or BSR) its
+    longest row. Those are worked out on the host first, where they cost no wait (a pass over the
+    indices and values, which the move copies anyway). Returns ``dst``.
 
     >>> import sparray, numpy as np
     >>> A = sparray.asarray(np.eye(3), layout="csr")
@@ -195,25 +196,23 @@ def carry_facts(src, dst):
     >>> carry_facts(A, B)._fill_is_zero
     True
     """
-    from ._fill import array_fill_is_zero, remember_fill_is_zero as _remember_fill
+    from ._fill import array_fill_is_zero, remember_fill_is_zero
     from ._namespace import backend_kind
 
-    src_host = backend_kind(src._xp) == "numba"
-    if src_host:
-        src._check_contents()
-        dst._checked = True
-    known = src.__dict__.get("_fill_is_zero")
-    if known is None and src_host:
-        known = array_fill_is_zero(src)
+    to_device = backend_kind(src._xp) == "numba" and backend_kind(dst._xp) == "cupy"
+    known = array_fill_is_zero(src) if to_device else src.__dict__.get("_fill_is_zero")
     if known is not None:
         dst._fill_is_zero = known
-        _remember_fill(dst._fill, known)
-    if src_host and backend_kind(dst._xp) == "cupy":
-        from ._products import all_finite, remember_all_finite
+        remember_fill_is_zero(dst._fill, known)
+    if not to_device:
+        return dst
+    from ._products import remember_all_finite, values_all_finite
 
-        remember_all_finite(dst._values, all_finite(src._xp, src._values))
-        remember_all_finite(dst._fill, all_finite(src._xp, src._fill))
-    if src_host and backend_kind(dst._xp) == "cupy" and src.layout in ("csr", "bsr") and src.batch_ndim == 0:
+    src._check_contents()
+    dst._checked = True
+    remember_all_finite(dst._values, values_all_finite(src._xp, src._values))
+    remember_all_finite(dst._fill, values_all_finite(src._xp, src._fill))
+    if src.layout in ("csr", "bsr") and src.batch_ndim == 0:
         import numpy as np
 
         from .kernels.cuda.spmm import remember_longest_row

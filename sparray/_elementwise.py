@@ -48,6 +48,7 @@ from ._manipulation import align_splits, broadcast_shapes, broadcast_to, move_de
 from ._namespace import backend_kind, is_array, namespace_of
 from ._operands import is_scalar
 from ._special_values import standard_function
+from .kernels import merge_mode
 
 # name -> linear (f(a + b) == f(a) + f(b), so duplicates need no coalescing)
 UNARY = {
@@ -333,17 +334,12 @@ def _compressed_partner(A, B):
     return B if B.layout == A.layout else B.to_layout(A.layout)
 
 
-# (A's positions droppable, B's positions droppable) -> the merged pattern
-_MODE_OF_DROPS = {(True, True): "intersection", (False, True): "left", (True, False): "right"}
-
-
 def _settled_mode(mode):
     """A merge ``mode``: a string as it is, or a (2,) bool array of drop verdicts (a plan left to a
     device, see ``_Plan``) as the pattern it names (read back here)."""
     if isinstance(mode, str):
         return mode
-    drop_a, drop_b = (bool(v) for v in mode.tolist())
-    return _MODE_OF_DROPS.get((drop_a, drop_b), "union")
+    return merge_mode(*mode.tolist())
 
 
 def _reads_patterns(xp, name, A, B) -> bool:
@@ -396,7 +392,7 @@ class _Plan:
             if on_device:
                 self.pattern = xp.stack([xp.asarray(drop_a), xp.asarray(drop_b)])
             else:
-                self.pattern = _MODE_OF_DROPS.get((drop_a, drop_b), "union")
+                self.pattern = merge_mode(drop_a, drop_b)
         fa, fb = xp.reshape(fa, (m,)), xp.reshape(fb, (m,))
         if self.fused and (va.dtype != out_dtype or vb.dtype != out_dtype):
             va, vb = xp.astype(va, out_dtype), xp.astype(vb, out_dtype)
@@ -570,7 +566,7 @@ def _merge_apply_rows_general(xp, ptr_a, minor_a, va, fa, ptr_b, minor_b, vb, fb
     nmajor = ptr_a.shape[0] - 1
 
     def pairs(ptr, minor):
-        major = _dispatch.call("expand_offsets", "csr", xp, ptr, xp.int64, work=minor.shape[0])
+        major = _dispatch.call("expand_offsets", "csr", xp, ptr, xp.int64, minor.shape[0], work=minor.shape[0])
         return xp.stack([major, xp.astype(minor, xp.int64)])
 
     idx, values = _merge_apply_general(xp, pairs(ptr_a, minor_a), va, fa, pairs(ptr_b, minor_b), vb, fb,

@@ -16,14 +16,13 @@ keeps the ``-0.0`` as a specified element.
 
 from __future__ import annotations
 
-import weakref
-
 import warnings
 
 import numpy as np
 
 from ._dtypes import dtype_name
 from ._namespace import is_array
+from .kernels._kept import KeptPerArray
 
 __all__ = ["normalize_fill", "same_value", "fill_is_zero", "as_fill_array"]
 
@@ -131,17 +130,10 @@ def array_fill_is_zero(A) -> bool:
     """
     known = A.__dict__.get("_fill_is_zero")
     if known is None:
-        fill = A._fill
-        hit = _FILL_IS_ZERO.get(id(fill))
-        if hit is not None and hit[0]() is fill:
-            known = hit[1]  # another array with this very fill object (a transpose, a conversion) asked
-        else:
-            known = fill_is_zero(A._xp, fill)
-            try:
-                key = id(fill)
-                _FILL_IS_ZERO[key] = (weakref.ref(fill, lambda _, key=key: _FILL_IS_ZERO.pop(key, None)), known)
-            except TypeError:  # an array type without weak references: kept on the array only
-                pass
+        known = _FILL_IS_ZERO.get(A._fill)  # another array with this very fill object (a transpose, a move) knows
+        if known is None:
+            known = fill_is_zero(A._xp, A._fill)
+            _FILL_IS_ZERO.put(A._fill, known)
         A._fill_is_zero = known
     return known
 
@@ -149,16 +141,11 @@ def array_fill_is_zero(A) -> bool:
 def remember_fill_is_zero(fill, known: bool) -> None:
     """Record that the fill array ``fill`` is (or is not) zero, found without reading it (it was
     read on the host before it moved): arrays that share it never ask the device."""
-    try:
-        key = id(fill)
-        _FILL_IS_ZERO[key] = (weakref.ref(fill, lambda _, key=key: _FILL_IS_ZERO.pop(key, None)), bool(known))
-    except TypeError:
-        pass
+    _FILL_IS_ZERO.put(fill, bool(known))
 
 
-#: id(fill array) -> (weak reference, whether it is zero): arrays made from one another share their
-#: fill object, and so the answer
-_FILL_IS_ZERO: dict[int, tuple] = {}
+#: fill array -> whether it is zero: arrays made from one another share their fill object
+_FILL_IS_ZERO = KeptPerArray()
 
 
 def as_fill_array(xp, value, dtype):

@@ -33,7 +33,7 @@ class _State:
     """What one CSR array keeps for its lean device products (see the module docstring)."""
 
     __slots__ = ("drv", "array_type", "dtype", "ptr", "idx", "values", "M", "K", "nse", "mv", "mv_threads", "lanes",
-                 "stats", "nan", "count", "fix", "scalars")  # fmt: skip
+                 "stats", "scalars")  # fmt: skip
 
 
 def _state_of(A):
@@ -74,10 +74,7 @@ def _build(A):
     st.mv = f"csr_mv_rows<{index_type(ptr.dtype)}, {c_type(values.dtype)}>"
     st.mv_threads = -(-M // (32 // st.lanes)) * 32
     st.stats = new_stats(drv.xp, M + 1)  # written by the kernel, never read (the indices are proven)
-    st.nan = values.dtype.type(np.nan)
-    T = c_type(values.dtype)
-    st.count, st.fix = f"count_nonfinite<{T}>", f"csr_unread_nan<{index_type(ptr.dtype)}, {T}>"
-    st.scalars = (np.int64(M), np.int64(K), np.int64(nse), np.int32(st.lanes), np.int64(1))
+    st.scalars = (np.int64(M), np.int64(K), np.int64(nse), np.int32(st.lanes))
     return st
 
 
@@ -92,13 +89,10 @@ def matmul(A, x):
         return None
     from .kernels.cuda import spmm
 
-    drv, xp, (M, K, nse, lanes, one) = st.drv, st.drv.xp, st.scalars
-    y = xp.empty(st.M, st.dtype)
-    colbad = xp.zeros(1, np.uint64)
-    source = spmm.SOURCE
-    drv.launch(source, st.mv, st.mv_threads, (st.ptr, st.idx, st.values, x, M, K, nse, lanes, y, st.stats))
-    drv.launch(source, st.count, st.K, (x, K, one, colbad))
-    drv.launch(source, st.fix, st.M, (st.ptr, st.idx, x, colbad, M, K, one, nse, st.nan, y))
+    drv, (M, K, nse, lanes) = st.drv, st.scalars
+    y = drv.xp.empty(st.M, st.dtype)
+    drv.launch(spmm.SOURCE, st.mv, st.mv_threads, (st.ptr, st.idx, st.values, x, M, K, nse, lanes, y, st.stats))
+    spmm.launch_unread_nan(drv, st.ptr, st.idx, x, y, st.M, st.K, 1)
     return y
 
 

@@ -38,6 +38,7 @@ from . import _dispatch
 from ._compress import CSR, _build, _equalize_batches, _Parts, _parts_of
 from ._fill import array_fill_is_zero
 from ._namespace import backend_kind
+from .kernels._kept import KeptPerArray
 from ._manipulation import broadcast_shapes, broadcast_to
 
 __all__ = [
@@ -62,27 +63,19 @@ def values_all_finite(xp, values) -> bool:
     """:func:`all_finite` of an array's stored values (or fill), kept per values object while it
     lives: the values of a sparse array never change in place behind its back, so ``A @ A`` in a
     loop asks the device once. Arrays moved with ``to_device`` learn it on the host."""
-    key = id(values)
-    hit = _FINITE.get(key)
-    if hit is not None and hit[0]() is values:
-        return hit[1]
-    answer = all_finite(xp, values)
-    remember_all_finite(values, answer)
+    answer = _FINITE.get(values)
+    if answer is None:
+        answer = all_finite(xp, values)
+        _FINITE.put(values, answer)
     return answer
 
 
 def remember_all_finite(values, answer: bool) -> None:
     """Record whether ``values`` holds only finite elements (for :func:`values_all_finite`)."""
-    import weakref
-
-    try:
-        key = id(values)
-        _FINITE[key] = (weakref.ref(values, lambda _, key=key: _FINITE.pop(key, None)), bool(answer))
-    except TypeError:  # no weak references to this array type: asked every time
-        pass
+    _FINITE.put(values, bool(answer))
 
 
-_FINITE: dict[int, tuple] = {}
+_FINITE = KeptPerArray()
 
 
 @_dispatch.register("all_finite", "dense", "generic")

@@ -100,10 +100,7 @@ class _Groups:
         if self.all_groups:
             # the first index row of a coalesced COO is sorted; a single group's keys are all 0
             sorted_keys = (self.sorted and self._coalesced) or not self.kept
-            out = reduce_all_groups(xp, rows, op, keys=self.keys, nkeys=self.nkeys, sorted_keys=sorted_keys)
-            if out is not None:
-                return out
-            self.all_groups = False  # declined: the present groups only, for this and later passes
+            return reduce_all_groups(xp, rows, op, keys=self.keys, nkeys=self.nkeys, sorted_keys=sorted_keys)
         if self._runs:
             offsets = _dispatch.call("compress_offsets", "csr", xp, self.keys, self.nkeys, xp.int64, work=n)
             return _dispatch.call("group_reduce", "csr", xp, offsets, rows, op, work=n)

@@ -69,12 +69,8 @@ def keeps_all_groups(xp):
 
 def reduce_all_groups(xp, rows, op, *, keys=None, nkeys=None, offsets=None, sorted_keys=False):
     """``(arange(G), per-group rows (G, m), counts (G,))`` for every group, empty ones too (rows of
-    the op's identity, count 0): runs between ``offsets``, or ``keys`` in ``[0, nkeys)``. No host
-    read (the index inputs are proven, as for the registry's calls). None when the CUDA kernels
-    decline the dtype (the caller then takes its usual route)."""
-    from .kernels import KernelDeclined
-    from .kernels.cuda.group_reduce import group_reduce_all, group_reduce_rows_all
-
+    the op's identity, count 0): runs between ``offsets``, or ``keys`` in ``[0, nkeys)``: the
+    registry's ``group_reduce_all`` (no host read on a GPU: the index inputs are proven)."""
     n, m = rows.shape
     if offsets is None and nkeys == 1 and n and not xp.isdtype(rows.dtype, "complex floating"):
         # one group (every sparse axis reduced): the array library's reduction, in parallel
@@ -82,13 +78,9 @@ def reduce_all_groups(xp, rows, op, *, keys=None, nkeys=None, offsets=None, sort
         kw = {"dtype": rows.dtype} if op in ("sum", "prod") else {}
         acc = whole(rows, axis=0, keepdims=True, **kw)
         return xp.zeros((1,), dtype=xp.int64), acc, xp.full((1,), n, dtype=xp.int64)
-    try:
-        with _dispatch._proven("cupy"):
-            if offsets is not None:
-                return group_reduce_rows_all(offsets, rows, op)
-            return group_reduce_all(keys, rows, nkeys, op, sorted_keys)
-    except KernelDeclined:
-        return None
+    if offsets is not None:
+        return _dispatch.call("group_reduce_all", "csr", xp, offsets, rows, op, work=n)
+    return _dispatch.call("group_reduce_all", "coo", xp, keys, rows, nkeys, op, sorted_keys, work=n)
 
 
 def merges_few_major(xp, X, axes, kind, compute_dt):
@@ -334,7 +326,7 @@ class CompressedGroups:
             rest = q
         keys = xp.reshape(xp.broadcast_to(xp.reshape(kept_lin, (nbatch, 1)), (nbatch, X.nse)), (nbatch * X.nse,))
         if not red_major:
-            g = _dispatch.call("expand_offsets", "csr", xp, self._global_offsets(xp), xp.int64, work=keys.shape[0])
+            g = _dispatch.call("expand_offsets", "csr", xp, self._global_offsets(xp), xp.int64, keys.shape[0], work=keys.shape[0])
             major = g - xp.reshape(xp.broadcast_to(xp.reshape(bid * nmajor, (nbatch, 1)), (nbatch, X.nse)), (nbatch * X.nse,))
             keys = keys * nmajor + major
         if not red_minor:
@@ -343,12 +335,9 @@ class CompressedGroups:
 
     def entry_keys(self, xp):
         """Every entry's group key (the run of each entry when the groups are runs)."""
-        if self.keys is None and self.all_groups:
-            # run g holds the entries i with offsets[g] <= i < offsets[g + 1]: no sizes to read
-            n = self.X.nse * math.prod(self.X.batch_shape)
-            return xp.searchsorted(self.offsets[1:], xp.arange(n, dtype=self.offsets.dtype), side="right")
         if self.keys is None:
-            self.keys = _dispatch.call("expand_offsets", "csr", xp, self.offsets, xp.int64, work=self.offsets.shape[0])
+            n = self.X.nse * math.prod(self.X.batch_shape)  # the entry count: no read of offsets[-1]
+            self.keys = _dispatch.call("expand_offsets", "csr", xp, self.offsets, xp.int64, n, work=self.offsets.shape[0])
         return self.keys
 
     def reduce(self, xp, rows, op):
@@ -357,12 +346,8 @@ class CompressedGroups:
             return None, rows, xp.ones((rows.shape[0],), dtype=xp.int64)
         if self.all_groups:
             if self.offsets is not None:
-                out = reduce_all_groups(xp, rows, op, offsets=self.offsets)
-            else:
-                out = reduce_all_groups(xp, rows, op, keys=self.keys, nkeys=self.nkeys, sorted_keys=self.sorted)
-            if out is not None:
-                return out
-            self.all_groups = False  # declined: the present groups only, for this and later passes
+                return reduce_all_groups(xp, rows, op, offsets=self.offsets)
+            return reduce_all_groups(xp, rows, op, keys=self.keys, nkeys=self.nkeys, sorted_keys=self.sorted)
         if self.offsets is not None:
             return _dispatch.call("group_reduce", "csr", xp, self.offsets, rows, op, work=rows.shape[0])
         if self.by_plain:

@@ -43,6 +43,8 @@ KERNELS = [
     ("merge_apply",      "csr", "cupy", "sparray.kernels.cuda.binary_rows:merge_apply_rows"),
     ("group_reduce",     "coo", "cupy", "sparray.kernels.cuda.group_reduce:group_reduce"),
     ("group_reduce",     "csr", "cupy", "sparray.kernels.cuda.group_reduce:group_reduce_rows"),
+    ("group_reduce_all", "coo", "cupy", "sparray.kernels.cuda.group_reduce:group_reduce_all"),
+    ("group_reduce_all", "csr", "cupy", "sparray.kernels.cuda.group_reduce:group_reduce_rows_all"),
     ("scatter_sum",      "coo", "cupy", "sparray.kernels.cuda.scatter:scatter_sum"),
     ("nonzero_rows",   "dense", "cupy", "sparray.kernels.cuda.scatter:nonzero_rows"),
     ("to_dense",         "coo", "cupy", "sparray.kernels.cuda.dense:to_dense"),

@@ -103,6 +103,36 @@ def group_reduce_rows_generic(xp, offsets, values, op):
     return group_reduce_generic(xp, expand_offsets(xp, offsets, xp.int64), values, offsets.shape[0] - 1, op)
 
 
+@register("group_reduce_all", "coo", "generic")
+def group_reduce_all_generic(xp, keys, values, nkeys, op, sorted_keys=False):
+    """:func:`group_reduce_generic` keeping every key in ``[0, nkeys)``: (arange(nkeys), per-key
+    result, counts), an absent key's row the op's identity (1 for prod and the bool min, else 0)
+    and its count 0. ``sorted_keys`` is the kernels' hint; the sort here does not need it."""
+    ukeys, acc, counts = group_reduce_generic(xp, xp.astype(keys, xp.int64), values, nkeys, op)
+    every = xp.arange(nkeys, dtype=xp.int64)
+    if ukeys.shape[0] == 0:
+        pos, present = xp.zeros((nkeys,), dtype=xp.int64), xp.zeros((nkeys,), dtype=xp.bool)
+    else:
+        pos = xp.clip(xp.searchsorted(ukeys, every), 0, ukeys.shape[0] - 1)
+        present = xp.take(ukeys, pos) == every
+    one = op == "prod" or (op == "min" and values.dtype == xp.bool)
+    identity = xp.ones if one else xp.zeros
+    empty_row = identity((1, *values.shape[1:]), dtype=values.dtype)
+    taken = xp.take(acc, pos, axis=0) if ukeys.shape[0] else xp.zeros((nkeys, *values.shape[1:]), dtype=values.dtype)
+    mask = xp.reshape(present, (nkeys, *([1] * (values.ndim - 1))))
+    all_counts = xp.where(present, xp.take(counts, pos), xp.zeros((), dtype=xp.int64)) if ukeys.shape[0] else pos
+    return every, xp.where(mask, taken, empty_row), all_counts
+
+
+@register("group_reduce_all", "csr", "generic")
+def group_reduce_rows_all_generic(xp, offsets, values, op):
+    """Runs marked by pointers, every run kept (empty ones too): see :func:`group_reduce_all_generic`."""
+    from ._compressed_generic import expand_offsets
+
+    keys = expand_offsets(xp, offsets, xp.int64, values.shape[0])
+    return group_reduce_all_generic(xp, keys, values, offsets.shape[0] - 1, op, True)
+
+
 @register("scatter_sum", "coo", "generic")
 def scatter_sum_generic(xp, keys, values, nkeys, sorted_keys=False):
     """Dense per-key sums: group_reduce, then a searchsorted gather (the array API has no scatter).

@@ -230,3 +230,40 @@ def test_nonzero_rows_matches_numba(device, dtype):
 def test_nonzero_rows_errors_match_numba(device):
     for bad, exc in ((np.zeros(3), ValueError), (np.zeros((3, 1), np.float16), KernelDeclined)):
         _same_errors(lambda: nonzero_rows(to_device(bad, device)), lambda: cpu_nonzero_rows(bad), exc)
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min"])
+@pytest.mark.parametrize("dtype", [np.dtype(np.float64), np.dtype(np.int64), np.dtype(np.bool_)])
+def test_group_reduce_all_registry_rows_agree(op, dtype):
+    """The registry's ``group_reduce_all`` [coo] and [csr]: the CUDA launchers (emulated) and the
+    generic implementations keep every group (empty ones with the op's identity and count 0) and
+    agree with the present-groups reference ``group_reduce_ref``."""
+    from sparray._namespace import namespace_of
+    from sparray._segments import group_reduce_all_generic, group_reduce_rows_all_generic
+    from sparray.kernels.cuda.group_reduce import group_reduce_all, group_reduce_rows_all
+
+    if dtype == np.bool_ and op in ("sum", "prod"):
+        return
+    rng = np.random.default_rng(11)
+    nkeys = 9
+    keys = np.sort(rng.integers(0, nkeys, 40))
+    keys = keys[keys != 4]  # key 4 empty
+    values = random_values(rng, (keys.shape[0], 2), dtype, negative=True)
+    offsets = np.searchsorted(keys, np.arange(nkeys + 1)).astype(np.int64)
+    ref_keys, ref_acc, ref_counts = group_reduce_ref(keys, values, op)
+    identity = 1 if op == "prod" or (op == "min" and dtype == np.bool_) else 0
+    want = np.full((nkeys, 2), identity, dtype)
+    want[ref_keys] = ref_acc
+    want_counts = np.zeros(nkeys, np.int64)
+    want_counts[ref_keys] = ref_counts
+    xp = namespace_of(values)
+    shuffled = rng.permutation(keys.shape[0])
+    for got in (group_reduce_all(keys[shuffled], values[shuffled], nkeys, op),
+                group_reduce_all(keys, values, nkeys, op, sorted_keys=True),
+                group_reduce_rows_all(offsets, values, op),
+                group_reduce_all_generic(xp, keys[shuffled], values[shuffled], nkeys, op),
+                group_reduce_rows_all_generic(xp, offsets, values, op)):
+        k, acc, counts = (np.asarray(a) for a in got)
+        assert k.tolist() == list(range(nkeys))
+        np.testing.assert_array_equal(counts, want_counts)
+        np.testing.assert_allclose(acc.astype(np.float64), want.astype(np.float64))

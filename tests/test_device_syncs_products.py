@@ -112,3 +112,23 @@ def test_bad_indices_still_raise_at_first_use():
     A = sp.CSR(crow, col, to_simulated(np.array([1.0, 2.0])), shape=(2, 3))
     with pytest.raises(ValueError, match="5"):
         A @ to_simulated(np.ones(3))
+
+
+@pytest.mark.parametrize("ncols", [1, 3])
+def test_unread_nan_registry_rows_agree_with_dense(ncols):
+    """The registry's ``unread_nan`` [csr]: the CUDA launcher (emulated) and the generic
+    implementation turn a zero-fill product into the dense one when x holds inf and nan."""
+    from sparray._namespace import namespace_of
+    from sparray._products import _unread_nan_generic
+    from sparray.kernels.cuda.spmm import csr_matmul_dense, csr_unread_nan
+
+    dense, A = _matrix("csr", 0.0)
+    A = A.to_device("cpu")
+    crow, col, values = A.crow_indices, A.col_indices, A.values
+    X = _x(10, ncols, nonfinite=True)
+    with np.errstate(all="ignore"):
+        want = dense @ X
+    for fix in (lambda y: csr_unread_nan(crow, col, X, y),
+                lambda y: _unread_nan_generic(namespace_of(X), crow, col, X, y)):
+        y = csr_matmul_dense(crow, col, values, X).reshape(want.shape)
+        np.testing.assert_array_equal(np.asarray(fix(y.copy())), want)

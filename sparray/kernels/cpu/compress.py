@@ -457,13 +457,15 @@ def _expand(offsets, splits, rows):
                 rows[k] = g
 
 
-def expand_offsets(offsets, index_dtype):
+def expand_offsets(offsets, index_dtype, nnz=None):
     """The bucket of every entry of a compressed layout: CSR row pointers -> COO rows.
 
     Parameters
     ----------
     offsets : int32/int64[G + 1], offsets[0] = 0, non-decreasing.
     index_dtype : np.int32 or np.int64 (must hold G - 1).
+    nnz : the entry count when the caller knows it (it must equal offsets[-1]; the GPU launcher
+        then reads nothing back).
 
     Returns
     -------
@@ -481,6 +483,8 @@ def expand_offsets(offsets, index_dtype):
     _check_offsets(offsets, "offsets")
     G = offsets.shape[0] - 1
     _fits(dt, max(G - 1, 0), "the largest row index")
+    if nnz is not None and int(nnz) != int(offsets[G]):
+        raise ValueError(f"offsets[-1] = {int(offsets[G])} but nnz = {int(nnz)}")
     nnz = int(offsets[G])
     rows = np.empty(nnz, dt)
     if nnz == 0:

@@ -30,7 +30,7 @@ import threading
 
 import numpy as np
 
-from . import _build
+from . import _build, simulated
 
 __all__ = ["driver_for", "EmulatorDriver", "SimulatedDriver", "CupyDriver", "LaunchError"]
 
@@ -126,13 +126,10 @@ class SimulatedDriver(EmulatorDriver):
 
     def __init__(self):
         super().__init__()
-        from . import simulated
-
-        self._sim = simulated
         self.xp = simulated.numpy_like
 
     def launch(self, source, name, n, args):
-        sim = self._sim
+        sim = simulated
         buffers = []
         for i, a in enumerate(args):
             if isinstance(a, np.ndarray):
@@ -141,10 +138,7 @@ class SimulatedDriver(EmulatorDriver):
         if sim.note_launch(source, name):
             self._entry(source, name)  # the kernel must exist, even when it is not run
             return
-        super().launch(source, name, n, buffers)
-
-    def scalar(self, a):
-        return a.item() if a.ndim == 0 else a.reshape(-1)[0].item()  # item() counts the sync
+        super().launch(source, name, n, buffers)  # (scalar: EmulatorDriver's; item() counts the sync)
 
 
 class CupyDriver:
@@ -190,23 +184,14 @@ class CupyDriver:
             fn = self._function(source, name)
             sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
             nblocks = max(1, min(math.ceil(n / self.block), 32 * sms))
-            if _counted_launch(source, name):
+            if simulated.note_launch(source, name):  # counted; inside counting(record_only=True): not run
                 return
             fn((nblocks,), (self.block,), tuple(args))
 
     @staticmethod
     def scalar(a):
-        from .simulated import note_sync
-
-        note_sync("driver.scalar")
+        simulated.note_sync("driver.scalar")
         return a.item() if a.ndim == 0 else a.reshape(-1)[0].item()
-
-
-def _counted_launch(source, name) -> bool:
-    """Count a CuPy launch in the open counting windows (``simulated.counting``); True: record only."""
-    from . import simulated
-
-    return simulated.note_launch(source, name)
 
 
 _DRIVERS: dict[str, object] = {}

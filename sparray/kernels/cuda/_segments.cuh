@@ -6,7 +6,7 @@
 // left to right in k order, for every column q < m. One thread per (segment, column): the order of
 // the operations is the CPU kernels' order, so results match them bit for bit.
 // starts: nseg + 1 non-decreasing offsets into [0, n] (the launcher builds them); perm: a
-// permutation of [0, n).
+// permutation of [0, n). An empty segment's row is left as the launcher set it (its identity).
 template <class Op, class T>
 __global__ void segment_reduce(const long long* perm, const long long* starts, long long nseg, const T* values,
                                long long m, T* out) {
@@ -14,6 +14,7 @@ __global__ void segment_reduce(const long long* perm, const long long* starts, l
     for (long long t = sp_thread_id(); t < total; t += sp_thread_count()) {
         long long s = t / m, q = t - s * m;
         long long lo = starts[s], hi = starts[s + 1];
+        if (lo >= hi) continue;
         long long r = perm[lo];
         T acc = values[r * m + q];
         for (long long k = lo + 1; k < hi; ++k) {

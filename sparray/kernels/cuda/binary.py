@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import merge_mode
 from ._build import c_type, index_type
 from ._driver import driver_for
 
@@ -89,10 +90,6 @@ def is_deferred(mode) -> bool:
     return not isinstance(mode, str)
 
 
-#: (A's positions droppable, B's positions droppable) -> mode
-_MODE_OF_DROPS = {(True, True): "intersection", (False, True): "left", (True, False): "right"}
-
-
 def entry_range(mode, na, nb):
     """The entries ``[first, first + count)`` of A's then B's (see ``binary.cu``) a mode writes; a
     mode left to the device locates every entry (union's range, which holds every mode's)."""
@@ -116,7 +113,7 @@ def settle_mode(drv, mode, match, na):
     xp = drv.xp
     eq = _prefix_matches(xp, match, na)
     drop_a, drop_b, shared = xp.concatenate([mode.astype(xp.int64), eq[na:]]).tolist()  # the one wait
-    return _MODE_OF_DROPS.get((bool(drop_a), bool(drop_b)), "union"), eq, int(shared)
+    return merge_mode(drop_a, drop_b), eq, int(shared)
 
 
 def merge_write(drv, mode, op, lb, match, idx_a, va, fa, idx_b, vb, fb, eq=None, shared=None):

@@ -227,10 +227,11 @@ def compress_offsets(keys, nbuckets, index_dtype, checked=False):
     return out
 
 
-def expand_offsets(offsets, index_dtype):
+def expand_offsets(offsets, index_dtype, nnz=None):
     """The bucket of every entry: CSR row pointers -> COO rows (index_dtype[offsets[-1]]).
 
-    ValueError if offsets[0] != 0 or offsets decrease somewhere.
+    ValueError if offsets[0] != 0 or offsets decrease somewhere (or offsets[-1] != ``nnz``). With
+    ``nnz`` (the entry count, known to the caller) and proven offsets, nothing is read back.
 
     >>> expand_offsets(np.array([0, 2, 2, 3]), np.int64).tolist()
     [0, 0, 2]
@@ -239,11 +240,12 @@ def expand_offsets(offsets, index_dtype):
     xp = drv.xp
     offsets = _offsets64(xp, offsets)
     dt = _index_dtype(index_dtype)
+    total = -1 if nnz is None else int(nnz)
     if not inputs_proven():  # the registry's offsets were proven valid: no wait for the report
-        _raise_bad_offsets(drv, offsets, _launch_offsets_check(drv, offsets, -1))
+        _raise_bad_offsets(drv, offsets, _launch_offsets_check(drv, offsets, total), total=total)
     G = offsets.shape[0] - 1
     _fits(dt, max(G - 1, 0), "the largest row index")
-    nnz = int(drv.scalar(offsets[G]))
+    nnz = int(drv.scalar(offsets[G])) if nnz is None else total
     rows = xp.empty(nnz, dt)
     if nnz:
         drv.launch(SOURCE, f"expand_rows<{index_type(dt)}>", nnz, (offsets, np.int64(G), np.int64(nnz), rows))

@@ -49,6 +49,48 @@ NAME_EXPRESSIONS = ("key_stats", "run_heads") + tuple(
 )
 
 
+def _key_operands(keys, values, nkeys, op):
+    """``group_reduce``'s arguments checked: (driver, keys int64, values (n, m), nkeys)."""
+    if op not in OPS:
+        raise ValueError(f"op must be one of {sorted(OPS)}, got {op!r}")
+    drv = driver_for(keys, values)
+    xp = drv.xp
+    keys = index_array(xp, keys, "keys", "group_reduce")
+    values = value_rows(xp, values, keys.shape[0], "group_reduce")
+    nkeys = int(nkeys)
+    if nkeys < 0:
+        raise ValueError(f"nkeys must be >= 0, got {nkeys}")
+    _no_bool_sum(values, op)
+    return drv, keys, values, nkeys
+
+
+def _no_bool_sum(values, op):
+    if values.dtype == np.bool_ and op in ("sum", "prod"):
+        raise KernelDeclined(f"group_reduce does not {op} bool values; cast them to an integer dtype first")
+
+
+def _key_order(drv, keys, nkeys, check_sorted=True):
+    """``key_stats``: ValueError for a key outside ``[0, nkeys)``; returns whether the keys are
+    non-decreasing (read in the same copy; with ``check_sorted=False`` not asked: False)."""
+    xp, n = drv.xp, keys.shape[0]
+    big = np.iinfo(np.int64).max
+    stats = xp.asarray(np.array([big, -big - 1, 0], np.int64))
+    drv.launch(SOURCE, "key_stats", n, (keys, np.int64(n), stats))
+    kmin, kmax, descents = (int(v) for v in stats.tolist())
+    if kmin < 0 or kmax >= nkeys:
+        raise ValueError(f"keys must lie in [0, nkeys={nkeys}), found values in [{kmin}, {kmax}]")
+    return check_sorted and descents == 0
+
+
+def _sorted_by_key(drv, keys, already_sorted):
+    """(perm, keys[perm]): the stable order of the keys (the identity when already sorted)."""
+    xp = drv.xp
+    if already_sorted:  # non-decreasing (e.g. the rows of a CSR): no sort
+        return xp.arange(keys.shape[0], dtype=xp.int64), keys
+    perm = stable_argsort(xp, keys)
+    return perm, keys[perm]
+
+
 def group_reduce(keys, values, nkeys, op):
     """Reduce the rows of ``values`` that share a key (contract: ``kernels/cpu/group_reduce.py``).
 
@@ -58,32 +100,12 @@ def group_reduce(keys, values, nkeys, op):
     acc (nu, m), counts int64[nu]). ValueError for a key out of range, a bad ``op``, ``nkeys < 0``
     or mismatched lengths; KernelDeclined for bool sum/prod and unsupported dtypes.
     """
-    if op not in OPS:
-        raise ValueError(f"op must be one of {sorted(OPS)}, got {op!r}")
-    drv = driver_for(keys, values)
+    drv, keys, values, nkeys = _key_operands(keys, values, nkeys, op)
     xp = drv.xp
-    keys = index_array(xp, keys, "keys", "group_reduce")
-    n = keys.shape[0]
-    values = value_rows(xp, values, n, "group_reduce")
-    nkeys = int(nkeys)
-    if nkeys < 0:
-        raise ValueError(f"nkeys must be >= 0, got {nkeys}")
-    if values.dtype == np.bool_ and op in ("sum", "prod"):
-        raise KernelDeclined(f"group_reduce does not {op} bool values; cast them to an integer dtype first")
-    m = values.shape[1]
+    n, m = values.shape
     if n == 0:
         return xp.empty(0, xp.int64), xp.empty((0, m), values.dtype), xp.empty(0, xp.int64)
-    big = np.iinfo(np.int64).max
-    stats = xp.asarray(np.array([big, -big - 1, 0], np.int64))
-    drv.launch(SOURCE, "key_stats", n, (keys, np.int64(n), stats))
-    kmin, kmax = drv.scalar(stats[0:1]), drv.scalar(stats[1:2])
-    if kmin < 0 or kmax >= nkeys:
-        raise ValueError(f"keys must lie in [0, nkeys={nkeys}), found values in [{kmin}, {kmax}]")
-    if drv.scalar(stats[2:3]) == 0:  # non-decreasing (e.g. the rows of a CSR): no sort
-        perm, skeys = xp.arange(n, dtype=xp.int64), keys
-    else:
-        perm = stable_argsort(xp, keys)
-        skeys = keys[perm]
+    perm, skeys = _sorted_by_key(drv, keys, _key_order(drv, keys, nkeys))
     heads = xp.empty(n, xp.uint8)
     drv.launch(SOURCE, "run_heads", n, (skeys, np.int64(n), heads))
     starts = xp.flatnonzero(heads).astype(xp.int64, copy=False)
@@ -95,9 +117,9 @@ def group_reduce(keys, values, nkeys, op):
     return skeys[starts], acc, xp.diff(bounds)
 
 
-def group_reduce_rows(offsets, values, op):
-    """Reduce the runs ``values[offsets[g]:offsets[g + 1]]`` (contract: ``group_reduce_rows`` of
-    ``kernels/cpu/group_reduce.py``): (non-empty runs int64, acc (nu, m), counts int64)."""
+def _row_operands(offsets, values, op, check=True):
+    """``group_reduce_rows``'s arguments checked: (driver, offsets int64, values (n, m)); with
+    ``check`` the pointers too (one read: their ends; a second only to word an error)."""
     if op not in OPS:
         raise ValueError(f"op must be one of {sorted(OPS)}, got {op!r}")
     drv = driver_for(offsets, values)
@@ -108,18 +130,26 @@ def group_reduce_rows(offsets, values, op):
     values = xp.asarray(values)
     n = values.shape[0] if values.ndim else 0
     values = value_rows(xp, values, n, "group_reduce_rows")
-    m = values.shape[1]
-    if values.dtype == np.bool_ and op in ("sum", "prod"):
-        raise KernelDeclined(f"group_reduce does not {op} bool values; cast them to an integer dtype first")
-    ends = [int(v) for v in xp.stack([offsets[0], offsets[-1]]).tolist()]
-    if ends != [0, n]:
-        raise ValueError(f"group_reduce_rows: offsets must run from 0 to len(values) = {n}; got {ends[0]} to {ends[1]}")
+    _no_bool_sum(values, op)
+    if check:
+        ends = [int(v) for v in xp.stack([offsets[0], offsets[-1]]).tolist()]
+        if ends != [0, n]:
+            raise ValueError(f"group_reduce_rows: offsets must run from 0 to len(values) = {n}; got {ends[0]} to {ends[1]}")
+        bad = xp.flatnonzero(xp.diff(offsets) < 0)
+        if bad.shape[0]:
+            g = int(bad[0]) + 1
+            lo, hi = drv.scalar(offsets[g - 1 : g]), drv.scalar(offsets[g : g + 1])
+            raise ValueError(f"group_reduce_rows: offsets must be non-decreasing: offsets[{g}] = {hi} < offsets[{g - 1}] = {lo}")
+    return drv, offsets, values
+
+
+def group_reduce_rows(offsets, values, op):
+    """Reduce the runs ``values[offsets[g]:offsets[g + 1]]`` (contract: ``group_reduce_rows`` of
+    ``kernels/cpu/group_reduce.py``): (non-empty runs int64, acc (nu, m), counts int64)."""
+    drv, offsets, values = _row_operands(offsets, values, op)
+    xp = drv.xp
+    n, m = values.shape
     lengths = xp.diff(offsets)
-    bad = xp.flatnonzero(lengths < 0)
-    if bad.shape[0]:
-        g = int(bad[0]) + 1
-        lo, hi = drv.scalar(offsets[g - 1 : g]), drv.scalar(offsets[g : g + 1])
-        raise ValueError(f"group_reduce_rows: offsets must be non-decreasing: offsets[{g}] = {hi} < offsets[{g - 1}] = {lo}")
     runs = xp.flatnonzero(lengths).astype(xp.int64, copy=False)
     nseg = runs.shape[0]
     bounds = xp.concatenate([offsets[runs], xp.asarray([n], dtype=xp.int64)])  # non-empty runs of [0, n)
@@ -137,20 +167,17 @@ def _identity_rows(xp, op, shape, dtype):
     return xp.ones(shape, dtype) if one else xp.zeros(shape, dtype)
 
 
-def _segments_all(drv, xp, perm, bounds, nseg, values, op):
-    """``segment_reduce`` over ``nseg`` segments ``bounds`` (nseg + 1, some maybe empty) through
-    ``perm``; an empty segment gets the op's identity. ``values`` has at least one row."""
-    n, m = values.shape
-    counts = xp.diff(bounds)
-    acc = xp.empty((nseg, m), values.dtype)
-    if nseg:
-        # the kernel reads its first row before the loop, also in an empty segment: one more
-        # (valid) position at the end of perm keeps that read in bounds; the row is replaced below
-        perm = xp.concatenate([perm, perm[:1]])
+def _segments_all(drv, perm, bounds, nseg, values, op):
+    """(acc, counts) of ``segment_reduce`` over ``nseg`` segments ``bounds`` (nseg + 1, some maybe
+    empty) through ``perm``: ``acc`` starts as the op's identity, which the kernel leaves in the
+    rows of empty segments."""
+    xp = drv.xp
+    m = values.shape[1]
+    acc = _identity_rows(xp, op, (nseg, m), values.dtype)
+    if nseg and values.shape[0]:
         name = f"segment_reduce<sp_{op}, {c_type(values.dtype)}>"
         drv.launch(SOURCE, name, nseg * m, (perm, bounds, np.int64(nseg), values, np.int64(m), acc))
-        acc = xp.where(xp.reshape(counts, (nseg, 1)) > 0, acc, _identity_rows(xp, op, (1, m), values.dtype))
-    return acc, counts
+    return acc, xp.diff(bounds)
 
 
 def group_reduce_all(keys, values, nkeys, op, sorted_keys=False):
@@ -159,69 +186,22 @@ def group_reduce_all(keys, values, nkeys, op, sorted_keys=False):
     read-back inside ``proven_inputs()``. ``sorted_keys``: the keys are known non-decreasing (no
     sort; outside ``proven_inputs()`` the claim is checked with the key range). Errors as
     :func:`group_reduce`."""
-    if op not in OPS:
-        raise ValueError(f"op must be one of {sorted(OPS)}, got {op!r}")
-    drv = driver_for(keys, values)
+    drv, keys, values, nkeys = _key_operands(keys, values, nkeys, op)
     xp = drv.xp
-    keys = index_array(xp, keys, "keys", "group_reduce")
-    n = keys.shape[0]
-    values = value_rows(xp, values, n, "group_reduce")
-    nkeys = int(nkeys)
-    if nkeys < 0:
-        raise ValueError(f"nkeys must be >= 0, got {nkeys}")
-    if values.dtype == np.bool_ and op in ("sum", "prod"):
-        raise KernelDeclined(f"group_reduce does not {op} bool values; cast them to an integer dtype first")
-    m = values.shape[1]
-    ukeys = xp.arange(nkeys, dtype=xp.int64)
-    if n == 0:
-        return ukeys, _identity_rows(xp, op, (nkeys, m), values.dtype), xp.zeros(nkeys, xp.int64)
-    if not inputs_proven():
-        big = np.iinfo(np.int64).max
-        stats = xp.asarray(np.array([big, -big - 1, 0], np.int64))
-        drv.launch(SOURCE, "key_stats", n, (keys, np.int64(n), stats))
-        kmin, kmax = drv.scalar(stats[0:1]), drv.scalar(stats[1:2])
-        if kmin < 0 or kmax >= nkeys:
-            raise ValueError(f"keys must lie in [0, nkeys={nkeys}), found values in [{kmin}, {kmax}]")
-        sorted_keys = sorted_keys and drv.scalar(stats[2:3]) == 0
-    if sorted_keys:
-        perm, skeys = xp.arange(n, dtype=xp.int64), keys
-    else:
-        perm = stable_argsort(xp, keys)
-        skeys = keys[perm]
+    if keys.shape[0] and not inputs_proven():
+        sorted_keys = _key_order(drv, keys, nkeys, check_sorted=sorted_keys)
+    perm, skeys = _sorted_by_key(drv, keys, sorted_keys)
     bounds = xp.ascontiguousarray(xp.searchsorted(skeys, xp.arange(nkeys + 1, dtype=xp.int64), side="left").astype(xp.int64, copy=False))
-    acc, counts = _segments_all(drv, xp, perm, bounds, nkeys, values, op)
-    return ukeys, acc, counts
+    acc, counts = _segments_all(drv, perm, bounds, nkeys, values, op)
+    return xp.arange(nkeys, dtype=xp.int64), acc, counts
 
 
 def group_reduce_rows_all(offsets, values, op):
     """:func:`group_reduce_rows` keeping every run, empty ones too: ``(arange(len(offsets) - 1)
     int64, acc, counts int64)``, an empty run's row the op's identity, and no read-back inside
     ``proven_inputs()`` (outside it, the pointers are checked as :func:`group_reduce_rows` does)."""
-    if op not in OPS:
-        raise ValueError(f"op must be one of {sorted(OPS)}, got {op!r}")
-    drv = driver_for(offsets, values)
+    drv, offsets, values = _row_operands(offsets, values, op, check=not inputs_proven())
     xp = drv.xp
-    offsets = index_array(xp, offsets, "offsets", "group_reduce_rows")
-    if offsets.shape[0] == 0:
-        raise ValueError("group_reduce_rows: offsets must have at least one element (offsets[0] = 0)")
-    values = xp.asarray(values)
-    n = values.shape[0] if values.ndim else 0
-    values = value_rows(xp, values, n, "group_reduce_rows")
-    m = values.shape[1]
-    if values.dtype == np.bool_ and op in ("sum", "prod"):
-        raise KernelDeclined(f"group_reduce does not {op} bool values; cast them to an integer dtype first")
     nseg = offsets.shape[0] - 1
-    if not inputs_proven():
-        ends = [int(v) for v in xp.stack([offsets[0], offsets[-1]]).tolist()]
-        if ends != [0, n]:
-            raise ValueError(f"group_reduce_rows: offsets must run from 0 to len(values) = {n}; got {ends[0]} to {ends[1]}")
-        bad = xp.flatnonzero(xp.diff(offsets) < 0)
-        if bad.shape[0]:
-            g = int(bad[0]) + 1
-            lo, hi = drv.scalar(offsets[g - 1 : g]), drv.scalar(offsets[g : g + 1])
-            raise ValueError(f"group_reduce_rows: offsets must be non-decreasing: offsets[{g}] = {hi} < offsets[{g - 1}] = {lo}")
-    runs = xp.arange(nseg, dtype=xp.int64)
-    if n == 0:
-        return runs, _identity_rows(xp, op, (nseg, m), values.dtype), xp.zeros(nseg, xp.int64)
-    acc, counts = _segments_all(drv, xp, xp.arange(n, dtype=xp.int64), offsets, nseg, values, op)
-    return runs, acc, counts
+    acc, counts = _segments_all(drv, xp.arange(values.shape[0], dtype=xp.int64), offsets, nseg, values, op)
+    return xp.arange(nseg, dtype=xp.int64), acc, counts

@@ -32,11 +32,11 @@ kernels' own message (copying the indices to the host on that error path only).
 
 from __future__ import annotations
 
-import weakref
-
+import functools
 import numpy as np
 
 from .. import KernelDeclined
+from .._kept import KeptPerArray
 from .._spmm_args import as_blocks, bsc_rows, bsr_block_cols, csc_rows, diagnose
 from ._build import INDEX_TYPES, c_type, index_type
 from ._driver import driver_for
@@ -62,7 +62,7 @@ SKEW_FACTOR, SKEW_MIN = 16, 1024
 CHUNK = 32
 
 _BAD_POINTER, _BAD_INDEX, _NONFINITE = 1, 2, 4
-_LONGEST: dict[int, tuple[weakref.ref, int]] = {}
+_LONGEST = KeptPerArray()  # pointer array -> its longest row
 
 
 def _operands(xp, fname, values, vname, x):
@@ -114,25 +114,23 @@ def longest_row(ptr, nse) -> int:
     """The length of the longest row of pointers ``ptr`` (checked on the way: ValueError for bad
     ones), kept per pointer array for as long as the array lives, so a matrix multiplied many times
     pays the pass (and its read-back) once."""
-    key = id(ptr)
-    hit = _LONGEST.get(key)
-    if hit is not None and hit[0]() is ptr:
-        return hit[1]
+    hit = _LONGEST.get(ptr)
+    if hit is not None:
+        return hit
     drv = driver_for(ptr)
     stats = new_stats(drv.xp, ptr.shape[0])
     _check_pointers(drv, ptr, nse, stats)
     first_bad, longest, _ = read_stats(stats)
     if first_bad < ptr.shape[0]:
         return -1
-    _LONGEST[key] = (weakref.ref(ptr, lambda _, key=key: _LONGEST.pop(key, None)), longest)
+    _LONGEST.put(ptr, longest)
     return longest
 
 
 def remember_longest_row(ptr, longest: int) -> None:
     """Keep ``longest`` (measured elsewhere: on the host before the array moved to the device) as
     the longest row of pointers ``ptr``, so its first product makes no pass and no read for it."""
-    key = id(ptr)
-    _LONGEST[key] = (weakref.ref(ptr, lambda _, key=key: _LONGEST.pop(key, None)), int(longest))
+    _LONGEST.put(ptr, int(longest))
 
 
 def csr_unread_nan(crow, col, x, y):
@@ -159,11 +157,19 @@ def launch_unread_nan(drv, crow, col, x2, y, M, K, N):
     """The two launches of :func:`csr_unread_nan` on checked C-contiguous operands (x2 (K, N), y
     (M, N) or (M,)): the column counts of x's non-finite elements, then the fix-up."""
     colbad = drv.xp.zeros(N, np.uint64)
-    T = c_type(y.dtype)
-    drv.launch(SOURCE, f"count_nonfinite<{T}>", K * N, (x2, np.int64(K), np.int64(N), colbad))
-    drv.launch(SOURCE, f"csr_unread_nan<{index_type(crow.dtype)}, {T}>", M * N,
+    count, fix = _unread_nan_kernels(y.dtype, crow.dtype)
+    drv.launch(SOURCE, count, K * N, (x2, np.int64(K), np.int64(N), colbad))
+    drv.launch(SOURCE, fix, M * N,
                (crow, col, x2, colbad, np.int64(M), np.int64(K), np.int64(N), np.int64(col.shape[0]),
                 y.dtype.type(np.nan), y))  # fmt: skip
+
+
+@functools.cache
+def _unread_nan_kernels(dtype, index_dtype):
+    """The names of the two kernels of :func:`launch_unread_nan` (worked out once per dtype pair:
+    the lean path calls it on every product)."""
+    T = c_type(dtype)
+    return f"count_nonfinite<{T}>", f"csr_unread_nan<{index_type(index_dtype)}, {T}>"
 
 
 def _finish(y, acc_dtype, t, dtype, vector, report_finite, flags):
