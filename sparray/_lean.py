@@ -35,6 +35,8 @@ parallel above it.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import _dispatch, _jit
@@ -227,6 +229,14 @@ def _unread_minor(st):
     return st.unread
 
 
+@functools.cache
+def _device_matmul():
+    """``_lean_device.matmul``, imported on the first product with a non-NumPy operand."""
+    from ._lean_device import matmul
+
+    return matmul
+
+
 def matmul(A, x):
     """``A @ x`` for a CSR ``A`` and a dense NumPy ``x`` (``(K,)`` or ``(K, N)``) of A's dtype, or
     None when the general path must serve the call (see the module docstring).
@@ -239,9 +249,7 @@ def matmul(A, x):
     if type(x) is not np.ndarray:
         if type(x).__module__ == "builtins" or A.__dict__.get("_lean_device") is False:
             return None
-        from ._lean_device import matmul as device_matmul  # x on a GPU (or the simulated device)
-
-        return device_matmul(A, x)
+        return _device_matmul()(A, x)  # x on a GPU (or the simulated device)
     st = A.__dict__.get("_lean")
     if st is None:
         st = lean_of(A)

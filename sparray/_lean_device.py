@@ -26,6 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._dispatch import forced_backend
+from ._validation import invariant_checks_on
+
 __all__ = ["matmul"]
 
 
@@ -33,7 +36,7 @@ class _State:
     """What one CSR array keeps for its lean device products (see the module docstring)."""
 
     __slots__ = ("drv", "array_type", "dtype", "ptr", "idx", "values", "M", "K", "nse", "mv", "mv_threads", "lanes",
-                 "stats", "scalars")  # fmt: skip
+                 "stats", "scalars", "source", "unread_nan")  # fmt: skip
 
 
 def _state_of(A):
@@ -75,6 +78,7 @@ def _build(A):
     st.mv_threads = -(-M // (32 // st.lanes)) * 32
     st.stats = new_stats(drv.xp, M + 1)  # written by the kernel, never read (the indices are proven)
     st.scalars = (np.int64(M), np.int64(K), np.int64(nse), np.int32(st.lanes))
+    st.source, st.unread_nan = spmm.SOURCE, spmm.launch_unread_nan
     return st
 
 
@@ -85,20 +89,10 @@ def matmul(A, x):
         st = _state_of(A)
     if not st or type(x) is not st.array_type or x.dtype != st.dtype or x.ndim != 1 or x.shape[0] != st.K:
         return None
-    if not x.flags.c_contiguous or _checked_or_forced():
-        return None
-    from .kernels.cuda import spmm
-
+    if not x.flags.c_contiguous or invariant_checks_on() or forced_backend() is not None:
+        return None  # inside check_invariants() or a forced backend the general path serves every call
     drv, (M, K, nse, lanes) = st.drv, st.scalars
     y = drv.xp.empty(st.M, st.dtype)
-    drv.launch(spmm.SOURCE, st.mv, st.mv_threads, (st.ptr, st.idx, st.values, x, M, K, nse, lanes, y, st.stats))
-    spmm.launch_unread_nan(drv, st.ptr, st.idx, x, y, st.M, st.K, 1)
+    drv.launch(st.source, st.mv, st.mv_threads, (st.ptr, st.idx, st.values, x, M, K, nse, lanes, y, st.stats))
+    st.unread_nan(drv, st.ptr, st.idx, x, y, st.M, st.K, 1)
     return y
-
-
-def _checked_or_forced() -> bool:
-    """Inside ``check_invariants()`` or a forced backend the general path serves every call."""
-    from ._dispatch import forced_backend
-    from ._validation import invariant_checks_on
-
-    return invariant_checks_on() or forced_backend() is not None

@@ -129,13 +129,12 @@ class SimulatedDriver(EmulatorDriver):
         self.xp = simulated.numpy_like
 
     def launch(self, source, name, n, args):
-        sim = simulated
-        buffers = []
+        device_array = simulated.SimulatedArray
+        buffers = [a._a if type(a) is device_array else a for a in args]
         for i, a in enumerate(args):
-            if isinstance(a, np.ndarray):
+            if type(a) is np.ndarray:
                 raise LaunchError(f"{source}:{name}: argument {i} is a NumPy array (host memory); launches on the simulated device take its arrays")
-            buffers.append(a._a if sim.is_simulated(a) else a)
-        if sim.note_launch(source, name):
+        if simulated.note_launch(source, name):
             self._entry(source, name)  # the kernel must exist, even when it is not run
             return
         super().launch(source, name, n, buffers)  # (scalar: EmulatorDriver's; item() counts the sync)
