@@ -47,7 +47,7 @@ from typing import Any, Callable
 import numpy as np
 
 # the main table times the kernels: they compile in this process on first use (the warm-up call),
-# not in the background while the generic path answers (sparray._jit)
+# not in the background while the generic path answers (sparray._engine.jit)
 os.environ["SPARRAY_JIT"] = "eager"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # fall back to the checkout's sparray when it is not installed (a site-packages install comes first)
@@ -599,11 +599,11 @@ def _timed(fn, args, number=1):
 def trace_sparray():
     """Record which implementation sparray's registry picks for each op (warm-up call only).
 
-    Read-only instrumentation of ``sparray._dispatch._lookup``; yields None when the
+    Read-only instrumentation of ``sparray._engine.dispatch._lookup``; yields None when the
     internals are not there.
     """
     try:
-        d = importlib.import_module("sparray._dispatch")
+        d = importlib.import_module("sparray._engine.dispatch")
         orig = d._lookup
     except Exception:  # noqa: BLE001
         yield None
@@ -855,7 +855,7 @@ for op in ops:
     except Exception as exc:
         out["ops"][op] = {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
 if libname == "sparray":  # let background compiles finish (untimed), so none outlives this process
-    from sparray import _jit
+    from sparray._engine import jit as _jit
     _jit.wait(300)
 print("FIRSTCALL " + json.dumps(out))
 """

@@ -94,7 +94,7 @@ def _cases():
         ("SpMV (csr_matmul_into, N=1)", spmv(1), "kernels/cpu/_common.py: SERIAL_WORK (entries + rows)"),
         ("SpMM 8 columns (csr_matmul_into)", spmv(8), "SERIAL_WORK ((entries + rows) x columns)"),
         ("row sums (sum_runs_into)", sums, "SERIAL_WORK (entries + rows)"),
-        ("column sums (sum_by_key_into | scatter_sum)", column_sums, "sparray/_lean.py: MAJOR_SUM_SERIAL_MAX (entries + columns)"),
+        ("column sums (sum_by_key_into | scatter_sum)", column_sums, "sparray/_products/lean.py: MAJOR_SUM_SERIAL_MAX (entries + columns)"),
         ("A + B (union_into)", union, "binary_rows.UNION_SERIAL_WORK (entries of A and B)"),
         ("CSR -> CSC (transpose_into)", transpose, "compress.TRANSPOSE_SERIAL_WORK (entries + rows + columns)"),
         ("CSR -> dense (to_dense_into)", to_dense, "compress.DENSE_SERIAL_WORK counts dense elements: 2**12 entries are 2**17 elements"),

@@ -50,7 +50,7 @@ SIZES = (1_000, 10_000, 100_000, 1_000_000, 10_000_000)
 PER_ROW = 10
 BATCH_S = 0.002  # a timed batch lasts about this long
 WARM_S = 0.5  # each library's calls before its first timed batch: kernels compiled and loaded, and small
-# calls past sparray's generic budget (sparray._dispatch.SMALL_GENERIC_BUDGET), as in a loop that runs a while
+# calls past sparray's generic budget (sparray._engine.dispatch.SMALL_GENERIC_BUDGET), as in a loop that runs a while
 CELL_S = 0.4  # time a cell aims for (all its rounds)
 MIN_ROUNDS, MAX_ROUNDS = 5, 61
 DENSE_MAX_NSE = 100_000  # to_dense beyond this would allocate 80 GB (1e6 entries: a 1e5 x 1e5 matrix)

@@ -17,19 +17,22 @@ from __future__ import annotations
 __version__ = "0.1.0"
 __array_api_version__ = "2024.12"
 
-from . import _registry_table  # noqa: F401  (fills the device registry; imports no kernel module)
-from . import _compressed_generic, _linalg_generic, _merge, _segments  # noqa: F401  (register the generic implementations)
+from ._engine import registry_table as _registry_table  # noqa: F401  (fills the device registry; imports no kernel module)
+from ._engine import compressed_generic as _compressed_generic
+from ._engine import linalg_generic as _linalg_generic
+from ._engine import merge as _merge
+from ._engine import segments as _segments  # noqa: F401  (register the generic implementations)
 from . import interop, io, sparse  # noqa: F401  (sparray.interop: torch/scipy, loaded on first use; sparray.io:
 # Matrix Market; xp.sparse: the sparse-interchange extension)
 from . import linalg  # noqa: F401  (xp.linalg: the array API's linalg extension; imports no SciPy or numba)
 from . import fft  # noqa: F401  (xp.fft: the array API's fft extension)
-from ._base import SparseArray
-from ._binsparse import from_binsparse
-from ._conversion import astype
-from ._blocked import BSC, BSR
-from ._compressed import CSC, CSR
-from ._coo import COO
-from ._creation import (
+from ._array.base import SparseArray
+from ._layout.binsparse import from_binsparse
+from ._layout.conversion import astype
+from ._array.blocked import BSC, BSR
+from ._array.compressed import CSC, CSR
+from ._array.coo import COO
+from ._functions.creation import (
     arange,
     asarray,
     empty,
@@ -44,8 +47,8 @@ from ._creation import (
     zeros,
     zeros_like,
 )
-from ._dispatch import SparrayPerformanceWarning, backends, kernel_table, use_backend
-from ._dtypes import (
+from ._engine.dispatch import SparrayPerformanceWarning, backends, kernel_table, use_backend
+from ._core.dtypes import (
     bool,
     can_cast,
     complex64,
@@ -65,34 +68,34 @@ from ._dtypes import (
     uint32,
     uint64,
 )
-from ._elementwise import *  # noqa: F403  (the tables in _elementwise define the names)
-from ._elementwise import BINARY as _BINARY
-from ._elementwise import UNARY as _UNARY
-from ._linalg import addmm, matmul, sampled_addmm, tensordot, vecdot
-from ._concat import concat, stack
-from ._manipulation import broadcast_to, expand_dims, flip, matrix_transpose, moveaxis, permute_dims, reshape, squeeze
-from ._broadcasting import broadcast_arrays, meshgrid
-from ._take import take, take_along_axis, unstack
-from ._tiling import repeat, roll, tile
-from ._triangular import tril, triu
-from ._npz import load_npz, save_npz
-from ._searching import nonzero, where
-from ._arg_extremes import argmax, argmin
-from ._counting import count_nonzero, searchsorted
-from ._cumulative import cumulative_prod, cumulative_sum
-from ._diff import diff
-from ._sets import unique_all, unique_counts, unique_inverse, unique_values
-from ._sorting import argsort, sort
-from ._softmax import log_softmax, softmax
-from ._reductions import all, any, max, mean, min, prod, std, sum, var
-from ._validation import check_invariants
-from ._display import spy
-from ._dlpack import from_dlpack
-from ._namespace_info import array_namespace_info as __array_namespace_info__  # noqa: F401  (a dunder: not in __all__)
+from ._functions.elementwise import *  # noqa: F403  (the tables in _elementwise define the names)
+from ._functions.elementwise import BINARY as _BINARY
+from ._functions.elementwise import UNARY as _UNARY
+from ._products.linalg import addmm, matmul, sampled_addmm, tensordot, vecdot
+from ._functions.concat import concat, stack
+from ._functions.manipulation import broadcast_to, expand_dims, flip, matrix_transpose, moveaxis, permute_dims, reshape, squeeze
+from ._functions.broadcasting import broadcast_arrays, meshgrid
+from ._functions.take import take, take_along_axis, unstack
+from ._functions.tiling import repeat, roll, tile
+from ._functions.triangular import tril, triu
+from .io._npz import load_npz, save_npz
+from ._functions.searching import nonzero, where
+from ._functions.arg_extremes import argmax, argmin
+from ._functions.counting import count_nonzero, searchsorted
+from ._functions.cumulative import cumulative_prod, cumulative_sum
+from ._functions.diff import diff
+from ._functions.sets import unique_all, unique_counts, unique_inverse, unique_values
+from ._functions.sorting import argsort, sort
+from ._products.softmax import log_softmax, softmax
+from ._functions.reductions import all, any, max, mean, min, prod, std, sum, var
+from ._core.validation import check_invariants
+from ._array.display import spy
+from ._array.dlpack import from_dlpack
+from ._functions.namespace_info import array_namespace_info as __array_namespace_info__  # noqa: F401  (a dunder: not in __all__)
 
-from ._results import sparray_results as _sparray_results
+from ._array.results import sparray_results as _sparray_results
 
-# the namespace rule (sparray._results): called with sparray arrays only, these return sparray
+# the namespace rule (sparray._array.results): called with sparray arrays only, these return sparray
 # arrays also where their result is dense by nature
 for _name in ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "nonzero", "where", "argmax",
               "argmin", "count_nonzero", "searchsorted", "argsort", "sort", "unique_values", "unique_counts",

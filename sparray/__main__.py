@@ -3,7 +3,7 @@
 Builds arrays, shows fill-value semantics, conversions and products, times one product against
 scipy and dense NumPy, and prints the registry. Runs in a few seconds, the first run on a machine
 too: kernels not compiled yet answer through the generic path while numba compiles them in the
-background (``sparray._jit``).
+background (``sparray._engine.jit``).
 ``info`` prints versions, backends, devices, numba's threading layer and the kernel cache folder;
 ``warmup`` compiles every kernel family ahead, with a progress bar.
 """
@@ -115,7 +115,7 @@ def _tour_timing() -> None:
     """Section 9: y = A @ x against scipy and dense NumPy, and which path answered."""
     import importlib.util
 
-    from . import _jit
+    from ._engine import jit as _jit
 
     n, nse = 2000, 200_000
     print(f"\n9. One timing: y = A @ x, A a {n} x {n} CSR of {nse:,} random entries, against scipy and dense NumPy")
@@ -188,13 +188,13 @@ def _tour_interop(S, batched) -> None:
 
 
 def _info_main() -> None:
-    from ._info import main as info
+    from ._tools.info import main as info
 
     info()
 
 
 def _warmup_main() -> None:
-    from ._warmup import main as warmup
+    from ._tools.warmup import main as warmup
 
     warmup()
 

@@ -8,6 +8,6 @@ Array-API code finds it as ``xp.sparse`` (``hasattr(xp, "sparse")``), as the pro
 3
 """
 
-from ._binsparse import from_binsparse
+from ._layout.binsparse import from_binsparse
 
 __all__ = ["from_binsparse"]

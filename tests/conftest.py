@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import sparray
-from sparray import _jit
+from sparray._engine import jit as _jit
 
 _QUIET = {"deadline": None, "suppress_health_check": list(HealthCheck)}
 settings.register_profile("ci", max_examples=25, derandomize=True, **_QUIET)
@@ -24,10 +24,10 @@ _jit.set_mode("eager")
 # Small inputs keep the generic path however often a test repeats them (test_dispatch.py checks the
 # budget that moves repeated small calls to the kernel): the suite does not compile kernels for
 # argument types only its small cases use.
-sparray._dispatch.SMALL_GENERIC_BUDGET = float("inf")
-# ... and the lean paths (sparray._lean) take a small call only where the registry's kernel ran for
+sparray._engine.dispatch.SMALL_GENERIC_BUDGET = float("inf")
+# ... and the lean paths (sparray._products.lean) take a small call only where the registry's kernel ran for
 # its types (test_lean.py checks them with the eager rule on)
-sparray._lean.EAGER_ANY_SIZE = False
+sparray._products.lean.EAGER_ANY_SIZE = False
 
 
 @pytest.fixture(params=["numba", "generic"])

@@ -97,8 +97,8 @@ def emulate_cuda_registry():
     """Point every ``(op, layout, "numba")`` registry row that has a ``"cupy"`` twin at the CUDA
     launcher, so NumPy data runs the CUDA kernels through the emulator (``pytest --cuda-emulated``).
     Returns the rows swapped. For tests only: the emulator is orders of magnitude slower than numba."""
-    from sparray import _dispatch
-    from sparray._registry_table import KERNELS
+    from sparray._engine import dispatch as _dispatch
+    from sparray._engine.registry_table import KERNELS
 
     swapped = []
     for op, layout, backend, target in KERNELS:

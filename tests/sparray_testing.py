@@ -122,7 +122,7 @@ def to_numpy(x):
 
 def assert_sparray_result(result, like, ctx=""):
     """``result``, dense by nature (a reduction to the dense part, indices, a factor), follows the
-    namespace rule (``sparray._results``): a sparray array whose components live in the namespace
+    namespace rule (``sparray._array.results``): a sparray array whose components live in the namespace
     of ``like``'s components (NumPy, array-api-strict...), fill 0."""
     assert isinstance(result, sparray.SparseArray), (type(result), ctx)
     want = type(like.values).__module__.split(".")[0] if isinstance(like, sparray.SparseArray) else "numpy"
@@ -132,7 +132,7 @@ def assert_sparray_result(result, like, ctx=""):
 
 def assert_holds_dense(result, like, ctx=""):
     """``result`` is a sparray array holding dense values as the namespace rule makes them
-    (``sparray._results.holding_dense``): ``assert_sparray_result``, a COO with no sparse dims and
+    (``sparray._array.results.holding_dense``): ``assert_sparray_result``, a COO with no sparse dims and
     one specified element, the dense array."""
     assert_sparray_result(result, like, ctx)
     assert result.layout == "coo" and result.sparse_ndim == 0 and result.nse == 1, (result.sparse_ndim, result.nse, ctx)

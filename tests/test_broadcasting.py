@@ -110,8 +110,8 @@ def test_expand_dims_axis_is_positional_and_ranges_over_the_result():
 def test_docstring_examples():
     import doctest
 
-    import sparray._broadcasting
-    import sparray._manipulation
+    import sparray._functions.broadcasting
+    import sparray._functions.manipulation
 
-    for mod in (sparray._broadcasting, sparray._manipulation):
+    for mod in (sparray._functions.broadcasting, sparray._functions.manipulation):
         assert doctest.testmod(mod).failed == 0, mod.__name__

@@ -7,7 +7,7 @@ import pytest
 
 import sparray as sp
 from cuda_testing import DEVICES
-from sparray._conversion import cuda_device_id
+from sparray._layout.conversion import cuda_device_id
 
 LAYOUTS = ["coo", "csr", "csc", "bsr", "bsc"]
 GPU = "cupy" in DEVICES
@@ -59,7 +59,7 @@ def test_round_trip_through_the_gpu(layout, device):
 
 @pytest.mark.skipif(not GPU, reason="needs a GPU")
 def test_registry_serves_cupy_data_with_cuda_kernels():
-    import sparray._dispatch as d
+    import sparray._engine.dispatch as d
 
     G = sp.COO(np.array([[2, 0, 2]]), np.array([1.0, 2.0, 3.0]), shape=(3,)).to_device("cuda")
     assert d._lookup("coalesce", "coo", G._xp)[0] == "cupy"

@@ -49,7 +49,7 @@ def test_every_source_has_a_launcher_and_a_cpu_twin(source):
 
 
 def test_cupy_registry_rows_resolve():
-    import sparray._registry_table as table
+    import sparray._engine.registry_table as table
 
     rows = [row for row in table.KERNELS if row[2] == "cupy"]
     for op, layout, _, target in rows:

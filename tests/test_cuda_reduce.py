@@ -238,8 +238,8 @@ def test_group_reduce_all_registry_rows_agree(op, dtype):
     """The registry's ``group_reduce_all`` [coo] and [csr]: the CUDA launchers (emulated) and the
     generic implementations keep every group (empty ones with the op's identity and count 0) and
     agree with the present-groups reference ``group_reduce_ref``."""
-    from sparray._namespace import namespace_of
-    from sparray._segments import group_reduce_all_generic, group_reduce_rows_all_generic
+    from sparray._core.namespace import namespace_of
+    from sparray._engine.segments import group_reduce_all_generic, group_reduce_rows_all_generic
     from sparray.kernels.cuda.group_reduce import group_reduce_all, group_reduce_rows_all
 
     if dtype == np.bool_ and op in ("sum", "prod"):

@@ -118,8 +118,8 @@ def test_bad_indices_still_raise_at_first_use():
 def test_unread_nan_registry_rows_agree_with_dense(ncols):
     """The registry's ``unread_nan`` [csr]: the CUDA launcher (emulated) and the generic
     implementation turn a zero-fill product into the dense one when x holds inf and nan."""
-    from sparray._namespace import namespace_of
-    from sparray._products import _unread_nan_generic
+    from sparray._core.namespace import namespace_of
+    from sparray._products.products import _unread_nan_generic
     from sparray.kernels.cuda.spmm import csr_matmul_dense, csr_unread_nan
 
     dense, A = _matrix("csr", 0.0)

@@ -97,7 +97,7 @@ from hypothesis import strategies as st
 from sparray_strategies import axes_for, index_keys, scalars_for, sparse_cases
 
 import sparray
-from sparray._elementwise import BINARY, UNARY
+from sparray._functions.elementwise import BINARY, UNARY
 
 BACKENDS = ["auto", "numba", "generic"]
 NUMERIC = ("float64", "float32", "int64")  # products: the array API defines them for numeric dtypes

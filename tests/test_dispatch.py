@@ -10,8 +10,8 @@ import pytest
 from sparray_testing import FILLS, assert_matches_dense, make_coo
 
 import sparray
-from sparray import _dispatch
-from sparray._registry_table import KERNELS
+from sparray._engine import dispatch as _dispatch
+from sparray._engine.registry_table import KERNELS
 
 
 def test_backends_lists_generic_last():
@@ -116,7 +116,7 @@ def test_small_inputs_skip_the_jit_and_large_ones_use_it():
         "A = sparray.COO(np.array([[3, 1, 3]]), np.ones(3), shape=(5,))\n"
         "A.coalesce(); A + A; sparray.sum(A)\n"
         "print('numba' in sys.modules)\n"
-        "n = sparray._dispatch.SMALL_WORK * 2\n"
+        "n = sparray._engine.dispatch.SMALL_WORK * 2\n"
         "B = sparray.COO(np.arange(n)[::-1].reshape(1, n).copy(), np.ones(n), shape=(n,))\n"
         "B.coalesce()\n"
         "print('sparray.kernels.cpu.coalesce' in sys.modules)\n"
@@ -129,8 +129,8 @@ def test_a_kernel_that_ran_here_serves_small_inputs_too():
     """Once a kernel has run in this process for some argument types (loaded, no start-up left to
     avoid), small inputs of those types go to it rather than to the generic path; other types,
     and a forced generic backend, keep the generic path. Both give the same offsets."""
-    from sparray import _jit
-    from sparray._namespace import namespace_of
+    from sparray._engine import jit as _jit
+    from sparray._core.namespace import namespace_of
 
     xp = namespace_of(np.empty(0))
     small = np.array([0, 0, 2, 3, 3, 3], dtype=np.int64)
@@ -156,8 +156,8 @@ def test_repeated_small_calls_move_to_the_kernel_once_they_spend_the_budget(monk
     passes SMALL_GENERIC_BUDGET (the suite sets it to inf, see conftest.py); then the kernel
     serves them, with the same answer. Other argument types have their own budget, and a forced
     generic backend is never moved."""
-    from sparray import _jit
-    from sparray._namespace import namespace_of
+    from sparray._engine import jit as _jit
+    from sparray._core.namespace import namespace_of
 
     xp = namespace_of(np.empty(0))
     small = np.array([0, 0, 2, 3, 3, 3], dtype=np.int64)
@@ -185,8 +185,8 @@ def test_small_calls_keep_whichever_path_was_faster(monkeypatch, generic_faster)
     """Once the budget moved small calls to the kernel, their first SMALL_TRIALS timed kernel calls
     (the first one, which loads the kernel, is not timed) are compared with the generic calls'
     mean: a slower kernel hands these argument types back to the generic path."""
-    from sparray import _jit
-    from sparray._namespace import namespace_of
+    from sparray._engine import jit as _jit
+    from sparray._core.namespace import namespace_of
 
     xp = namespace_of(np.empty(0))
     small = np.array([0, 1, 1, 4], dtype=np.int64)
@@ -217,7 +217,7 @@ def test_small_calls_keep_whichever_path_was_faster(monkeypatch, generic_faster)
 def test_small_reduction_after_a_large_one_takes_the_kernel_and_matches_numpy(monkeypatch, fill):
     """A column sum of a small CSR after one of a large CSR of the same dtypes: the small one's
     scatter goes to the numba kernel (it ran here), and the answer is NumPy's on the dense array."""
-    from sparray import _jit
+    from sparray._engine import jit as _jit
 
     rng = np.random.default_rng(3)
     seen = []
@@ -234,7 +234,7 @@ def test_small_reduction_after_a_large_one_takes_the_kernel_and_matches_numpy(mo
 
     big, _ = csr(400, 0.2)  # 32,000 entries: above SMALL_WORK
     small, D = csr(60, 0.3)  # about 1,000 entries; more than 16 rows (no pairwise few-row route)
-    monkeypatch.setattr(sparray._lean, "ENABLED", False)  # the registry's rule, not the lean paths' (test_lean.py)
+    monkeypatch.setattr(sparray._products.lean, "ENABLED", False)  # the registry's rule, not the lean paths' (test_lean.py)
     _jit._RAN.clear()
     monkeypatch.setattr(_dispatch, "_lookup", spy)
     sparray.sum(big, axis=0)
@@ -257,7 +257,7 @@ _SMALL_AND_LARGE = (
     "A = sparray.COO(np.array([[3, 1, 3]]), np.ones(3), shape=(5,))\n"
     "A.coalesce()\n"
     "print('sparray.kernels.cpu.coalesce' in sys.modules)\n"
-    "n = sparray._dispatch.SMALL_WORK * 2\n"
+    "n = sparray._engine.dispatch.SMALL_WORK * 2\n"
     "B = sparray.COO(np.arange(n)[::-1].reshape(1, n).copy(), np.ones(n), shape=(n,))\n"
     "B.coalesce()\n"
     "print('sparray.kernels.cpu.coalesce' in sys.modules)\n"
@@ -280,7 +280,7 @@ def test_sparray_backend_environment_variable_errors():
     assert done.returncode != 0 and "SPARRAY_BACKEND: backend must be one of" in done.stderr and "'turbo'" in done.stderr
     done = _probe("numba:lots", "import sparray")
     assert done.returncode != 0 and "NAME:MIN_SIZE" in done.stderr
-    done = _probe("cupy", "import sparray; print(sparray._dispatch.forced_backend())")
+    done = _probe("cupy", "import sparray; print(sparray._engine.dispatch.forced_backend())")
     if "cupy" not in sparray.backends():  # not available here: a warning, then the automatic choice
         assert done.returncode == 0 and done.stdout.strip() == "None" and "not available here" in done.stderr
 
@@ -289,9 +289,9 @@ def test_use_backend_min_size():
     n = 40
     A = sparray.COO(np.arange(n)[::-1].reshape(1, n).copy(), np.ones(n), shape=(n,))
     with sparray.use_backend("numba", min_size=10**9):
-        assert sparray._dispatch._lookup("coalesce", "coo", A._xp, work=n)[0] == "generic"
+        assert sparray._engine.dispatch._lookup("coalesce", "coo", A._xp, work=n)[0] == "generic"
     with sparray.use_backend("numba"):
-        assert sparray._dispatch._lookup("coalesce", "coo", A._xp, work=n)[0] == "numba"
+        assert sparray._engine.dispatch._lookup("coalesce", "coo", A._xp, work=n)[0] == "numba"
     with pytest.raises(ValueError, match="min_size must be a non-negative int"):
         with sparray.use_backend("numba", min_size=-1):
             pass

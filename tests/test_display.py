@@ -1,4 +1,4 @@
-"""Pictures of the pattern (``sparray._display``): pixel counts against a dense count, the HTML
+"""Pictures of the pattern (``sparray._array.display``): pixel counts against a dense count, the HTML
 repr's table and PNG, and ``spy`` (when matplotlib is installed)."""
 
 import base64
@@ -12,7 +12,7 @@ import pytest
 from sparray_testing import FILLS, LAYOUTS, layout_cases, make_coo
 
 import sparray
-from sparray import _display
+from sparray._array import display as _display
 
 
 def _specified_grid(A):

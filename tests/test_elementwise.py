@@ -10,8 +10,8 @@ from hypothesis import given
 from sparray_testing import FILLS, LAYOUT_SHAPES, LAYOUTS, SHAPES, assert_matches_dense, coo_cases, make_coo, make_sparse
 
 import sparray
-from sparray._elementwise import BINARY, UNARY
-from sparray._special_values import standard_function
+from sparray._functions.elementwise import BINARY, UNARY
+from sparray._functions.special_values import standard_function
 
 FLOAT_UNARY = [n for n in UNARY if n not in ("bitwise_invert", "logical_not")]
 FLOAT_BINARY = [n for n in BINARY if not n.startswith(("bitwise", "logical"))]

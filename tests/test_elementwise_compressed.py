@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import sparray
-import sparray._compress
+import sparray._layout.compress
 from sparray_testing import LAYOUT_SHAPES, assert_matches_dense, make_sparse
 
 OPS = ("add", "subtract", "multiply", "divide", "maximum", "equal", "logical_and")
@@ -40,7 +40,7 @@ def test_compressed_pairs_against_numpy(backend, layout, case, monkeypatch):
                 with np.errstate(all="ignore"):
                     want = getattr(np, op)(DA, DB)
                     with monkeypatch.context() as mp:
-                        mp.setattr(sparray._compress, "compressed_to_coo", _no_coo)
+                        mp.setattr(sparray._layout.compress, "compressed_to_coo", _no_coo)
                         got = getattr(sparray, op)(A, B)
                 assert got.layout == layout, (how, op)
                 assert_matches_dense(got, want, rtol=1e-12, atol=1e-12)

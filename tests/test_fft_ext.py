@@ -1,7 +1,7 @@
 """sparray.fft against numpy.fft on the dense arrays: every layout, stacks, hybrid arrays, empty dims,
 fills 0 / 1.5 / nan / -inf; fftshift / ifftshift stay sparse; fftfreq / rfftfreq; the signatures.
 
-The transforms follow the namespace rule (sparray._results): the transform of a sparray array,
+The transforms follow the namespace rule (sparray._array.results): the transform of a sparray array,
 dense by nature, is held by a COO with no sparse dims (fill 0, components in the input's
 namespace); the transform of a NumPy array is NumPy's. fftfreq / rfftfreq return sparray arrays."""
 

@@ -9,7 +9,7 @@ import pytest
 from sparray_testing import make_sparse
 
 import sparray
-from sparray._special_values import standard_function
+from sparray._functions.special_values import standard_function
 
 FLOAT_OPS = ["iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow"]
 INT_OPS = ["iadd", "isub", "imul", "ifloordiv", "imod", "iand", "ior", "ixor", "ilshift", "irshift"]

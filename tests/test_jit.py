@@ -1,4 +1,4 @@
-"""Background compilation and thread safety of the numba kernels (sparray._jit), each case in a fresh
+"""Background compilation and thread safety of the numba kernels (sparray._engine.jit), each case in a fresh
 process with an empty kernel cache of its own: the first call answers through the generic path while
 a background process compiles, the answer is right, the kernel is ready afterwards (here and in a
 later process), jobs left at exit still get compiled, eager mode compiles in the caller; and under
@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-import sparray._jit as jit
+import sparray._engine.jit as jit
 
 pytestmark = pytest.mark.skipif(__import__("importlib").util.find_spec("numba") is None, reason="needs numba")
 
@@ -20,7 +20,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SETUP = """
 import os
 import numpy as np, sparray
-from sparray import _dispatch, _jit
+from sparray._engine import dispatch as _dispatch
+from sparray._engine import jit as _jit
 rng = np.random.default_rng(0)
 n, nse = 40_000, 200_000
 rows, cols, vals = rng.integers(0, n, nse), rng.integers(0, n, nse), rng.random(nse)

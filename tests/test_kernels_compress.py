@@ -534,7 +534,7 @@ def test_near_diagonal_tells_banded_from_scattered():
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.int32, np.bool_])
 @pytest.mark.parametrize("m", [None, 3])
 def test_take_major_matches_generic(dtype, m):
-    from sparray._compressed_generic import take_major as generic_take
+    from sparray._engine.compressed_generic import take_major as generic_take
     from sparray.kernels.cpu.take import take_major
 
     rng = np.random.default_rng(12)
@@ -573,7 +573,7 @@ def test_take_major_checks_what_it_copies():
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.int32, np.bool_])
 @pytest.mark.parametrize("m", [None, 3])
 def test_slice_minor_matches_generic_and_a_brute_force(dtype, m):
-    from sparray._compressed_generic import slice_minor as generic_slice
+    from sparray._engine.compressed_generic import slice_minor as generic_slice
     from sparray.kernels.cpu.take import slice_minor
 
     rng = np.random.default_rng(13)

@@ -330,7 +330,7 @@ def test_group_reduce_rows_equals_keyed_reduction(nrows, n, dtype):
     bit (both reduce each run left to right), empty runs left out; and the generic twin agrees."""
     import array_api_compat.numpy as xnp
 
-    from sparray._segments import group_reduce_rows_generic
+    from sparray._engine.segments import group_reduce_rows_generic
 
     rng = np.random.default_rng(nrows + n)
     keys = np.sort(rng.integers(0, max(nrows, 1), n)) if nrows else np.zeros(0, np.int64)
@@ -600,7 +600,7 @@ def _random_compressed(rng, nmajor, nminor, density, share=None):
 def test_merge_apply_rows_matches_generic(mode, op, nmajor, nminor, density, m):
     """The row-by-row kernel against the registry's generic path (COO merge + compress); the large
     cases split into several chunks, the last one into chunks of fewer rows than chunks."""
-    from sparray._elementwise import _merge_apply_rows_general
+    from sparray._functions.elementwise import _merge_apply_rows_general
 
     rng = np.random.default_rng(nmajor * 31 + nminor + m)
     ptr_a, minor_a = _random_compressed(rng, nmajor, nminor, density)
@@ -865,7 +865,7 @@ def test_merge_apply_rows_cuts_long_rows_by_entries():
     """A row holding most entries (a power-law hub) is cut into chunks of about equal work on the
     merge path, no boundary between equal keys of A and B; the result equals the generic path in
     every mode, with one run of chunks per thread."""
-    from sparray._elementwise import _merge_apply_rows_general
+    from sparray._functions.elementwise import _merge_apply_rows_general
     from sparray.kernels.cpu.binary_rows import _merge_splits
 
     rng = np.random.default_rng(8)

@@ -358,7 +358,7 @@ def test_unused_minor(n, nminor):
 
     minor = np.random.default_rng(n).integers(0, nminor, n)
     expected = np.setdiff1d(np.arange(nminor), minor)
-    from sparray._compressed_generic import unused_minor as unused_minor_generic
+    from sparray._engine.compressed_generic import unused_minor as unused_minor_generic
 
     for m in (minor, minor.astype(np.int32)):
         got = unused_minor(m, nminor)

@@ -1,4 +1,4 @@
-"""The lean paths (sparray._lean): the common calls on a 2-D NumPy CSR or CSC straight to a kernel.
+"""The lean paths (sparray._products.lean): the common calls on a 2-D NumPy CSR or CSC straight to a kernel.
 
 Each lean result is compared with the general path's (the same call under ``use_backend("numba")``,
 which the lean paths leave to the registry) and with dense NumPy, on random inputs small enough for
@@ -13,7 +13,8 @@ import pytest
 import scipy.sparse as sp
 
 import sparray
-from sparray import _dispatch, _lean
+from sparray._engine import dispatch as _dispatch
+from sparray._products import lean as _lean
 from sparray.kernels.cpu import binary_rows, compress, group_reduce, scatter, spmm
 
 
@@ -360,9 +361,9 @@ def test_a_small_call_waits_for_the_registry_kernel(monkeypatch):
     monkeypatch.setattr(_lean, "EAGER_ANY_SIZE", False)
     A = _csr(30, 30, 3, np.float64, np.int32, seed=20)
     x = np.arange(30.0)
-    monkeypatch.setattr(sparray._jit, "ran_here", lambda key: False)
+    monkeypatch.setattr(sparray._engine.jit, "ran_here", lambda key: False)
     assert _lean.matmul(A, x) is None
-    monkeypatch.setattr(sparray._jit, "ran_here", lambda key: key[0] == "matmul_dense")
+    monkeypatch.setattr(sparray._engine.jit, "ran_here", lambda key: key[0] == "matmul_dense")
     np.testing.assert_allclose(_lean.matmul(A, x), A.to_dense() @ x)
 
 

@@ -167,7 +167,7 @@ def test_zero_fill_shortcut_when_every_row_of_x_is_read(backend, layout, where, 
     the array's second product on, A @ X makes no finiteness pass at all (the gather of the unread
     rows is empty, and all_finite answers an empty array without a pass; on a GPU a pass is a
     read-back that waits for the device); an inf in X still gives the dense product's inf/nan."""
-    from sparray import _dispatch
+    from sparray._engine import dispatch as _dispatch
 
     rng = np.random.default_rng(13)
     D = rng.standard_normal((8, 12))

@@ -3,7 +3,7 @@ svd, svdvals, matrix_rank, solve) against numpy.linalg on the dense arrays, for 
 stacks, hybrid matrices, empty and 1x1 matrices and fills 0 / 1.5 / nan / -inf; the densify
 warning and its threshold; solve's SuperLU route; bad input.
 
-The results follow the namespace rule (sparray._results): called with sparray arrays only, a
+The results follow the namespace rule (sparray._array.results): called with sparray arrays only, a
 function returns sparray arrays, its dense results held by a COO with no sparse dims (fill 0,
 components in the input's namespace); given a NumPy (or other dense) operand it returns dense
 arrays of that namespace, as before."""

@@ -1,6 +1,6 @@
 """sparray.linalg as a namespace: every function of the 2024.12 linalg extension with the standard's
 signature, the main namespace's products (the same functions under the same namespace rule,
-sparray._results), a cheap import, the module doctests; and the standard's dtype promotion of the
+sparray._array.results), a cheap import, the module doctests; and the standard's dtype promotion of the
 products for small integer dtypes (uint8 . uint8 is uint8)."""
 
 import doctest
@@ -57,7 +57,7 @@ def test_every_function_with_the_standard_signature():
 
 def test_products_are_the_main_namespace_functions():
     """linalg's products are the main namespace's: matrix_transpose the same object, matmul, tensordot
-    and vecdot the same functions, each wrapped for the namespace rule (sparray._results) as the main
+    and vecdot the same functions, each wrapped for the namespace rule (sparray._array.results) as the main
     namespace's are: a dense-by-nature product of sparray arrays is a sparray array, one with a NumPy
     operand is NumPy's."""
     assert L.matrix_transpose is sparray.matrix_transpose

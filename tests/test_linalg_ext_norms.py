@@ -2,7 +2,7 @@
 stacks, hybrid matrices, empty and 1x1 matrices, fills 0 / 1.5 / nan / -inf, every ord, axis tuples
 and keepdims, float32 / complex / integer input.
 
-The norms follow the namespace rule (sparray._results): a norm of a sparray array is a sparray
+The norms follow the namespace rule (sparray._array.results): a norm of a sparray array is a sparray
 array, sparse over the kept sparse dims, and a dense result (a norm over every sparse dim, the
 singular-value norms) is held by a COO with no sparse dims (fill 0, components in the input's
 namespace). A norm of a NumPy array is NumPy's."""

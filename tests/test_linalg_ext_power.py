@@ -2,7 +2,7 @@
 follow IEEE rules) and numpy.linalg.matrix_power: every layout, stacks, hybrid, empty and 1x1
 matrices, fills 0 / 1.5 / nan / -inf, negative powers through inv, integer wraparound.
 
-The powers follow the namespace rule (sparray._results): always sparray arrays; a power computed
+The powers follow the namespace rule (sparray._array.results): always sparray arrays; a power computed
 on the dense form (negative powers, through inv) is held dense by a COO with no sparse dims (fill 0,
 components in the input's namespace)."""
 

@@ -1,4 +1,4 @@
-"""The line form along an axis (sparray/_lines.py) that argmax, sort, argsort and the cumulative
+"""The line form along an axis (sparray/_functions/lines.py) that argmax, sort, argsort and the cumulative
 functions share, the segmented scan of _segments.py, and the doctests of the searching, sorting,
 set, cumulative and diff modules."""
 
@@ -10,9 +10,9 @@ import pytest
 from sparray_testing import make_coo, make_sparse
 
 import sparray
-from sparray._lines import lines_of
-from sparray._namespace import namespace_of
-from sparray._segments import segment_scan_sorted
+from sparray._functions.lines import lines_of
+from sparray._core.namespace import namespace_of
+from sparray._engine.segments import segment_scan_sorted
 
 XP = namespace_of(np.empty(0))
 

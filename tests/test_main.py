@@ -36,7 +36,7 @@ def test_tour_runs_every_section():
 def test_warmup_runs_each_family_against_numpy(monkeypatch, capsys):
     """Every exercise family checks its kernels against NumPy; one dtype pair of each here (the
     whole list compiles minutes of kernels on a cold cache: ``python -m sparray warmup``)."""
-    from sparray import _warmup
+    from sparray._tools import warmup as _warmup
 
     steps = [s for s in _warmup.exercises() if "float64/int64" in s[0] or "Matrix Market" in s[0]]
     assert len(steps) == 5 and len(_warmup.exercises()) == 4 * 3 * 2 + 1

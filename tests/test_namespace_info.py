@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import sparray
-from sparray._namespace_info import SUPPORTED_API_VERSIONS
+from sparray._functions.namespace_info import SUPPORTED_API_VERSIONS
 
 
 def test_capabilities_are_honest():

@@ -7,7 +7,7 @@ import pytest
 from sparray_testing import assert_matches_dense, make_sparse
 
 import sparray
-from sparray._numpy_protocols import UFUNCS
+from sparray._numpy.protocols import UFUNCS
 
 FILLS = [0.0, 1.5, float("nan")]
 LAYOUTS = ["coo", "csr", "csc", "bsr", "bsc"]
@@ -219,12 +219,12 @@ def test_other_array_types_are_left_to_answer():
 def test_docstring_examples_run():
     import doctest
 
-    import sparray._numpy_protocols
-    import sparray._pickle
+    import sparray._numpy.protocols
+    import sparray._array.pickle
 
-    import sparray._numpy_extras
+    import sparray._numpy.extras
 
-    for mod in (sparray._numpy_protocols, sparray._numpy_extras, sparray._pickle):
+    for mod in (sparray._numpy.protocols, sparray._numpy.extras, sparray._array.pickle):
         assert doctest.testmod(mod).failed == 0, mod.__name__
 
 

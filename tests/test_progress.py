@@ -7,7 +7,7 @@ import pytest
 
 import sparray
 import sparray.io
-from sparray._progress import Progress
+from sparray._engine.progress import Progress
 
 
 class _Tty(io.StringIO):

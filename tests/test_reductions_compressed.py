@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import sparray
-import sparray._compress
+import sparray._layout.compress
 from sparray_testing import FILLS, LAYOUT_SHAPES, assert_matches_dense, make_sparse
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy on empty slices
@@ -163,7 +163,7 @@ def test_batched_and_blocked_against_numpy(backend, layout, case, monkeypatch):
     for fill in fills:
         A, D = make_sparse(rng, layout, shape, nonsparse, block, density=0.4, fill=fill, dense_fill=nonsparse < len(shape))
         with monkeypatch.context() as mp:
-            mp.setattr(sparray._compress, "compressed_to_coo", no_coo)
+            mp.setattr(sparray._layout.compress, "compressed_to_coo", no_coo)
             _compare_all(A, D)
 
 
@@ -200,7 +200,7 @@ def test_sum_of_few_wide_major_rows_merges_pairwise(layout, k, dtype, fill, monk
     """A sum over the major axis of 2..16 wide rows (the partial sums of a Dask reduction over row
     blocks) adds the rows pairwise (merges) instead of scattering into a dense accumulator: same
     values as NumPy with any fill, inf - inf included, keepdims in the input's layout."""
-    import sparray._reductions_compressed as rc
+    import sparray._functions.reductions_compressed as rc
 
     calls = []
     real = rc.sum_few_major
@@ -284,9 +284,9 @@ def test_banded_column_reductions_against_numpy(fill, monkeypatch):
         numba.set_num_threads(threads)
         try:
             # the registry's kernels first (the lean path stepped aside), then the lean path of
-            # a zero-fill sum (sparray._lean: its own serial scatter below a crossover)
+            # a zero-fill sum (sparray._products.lean: its own serial scatter below a crossover)
             for lean in (False, True):
-                monkeypatch.setattr(sparray._lean, "ENABLED", lean)
+                monkeypatch.setattr(sparray._products.lean, "ENABLED", lean)
                 for kind in ("sum", "max", "min", "prod", "mean"):
                     plans.clear()
                     _check(getattr(sparray, kind)(A, axis=0), want[kind], kind)

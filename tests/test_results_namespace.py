@@ -1,4 +1,4 @@
-"""The namespace rule (``sparray/_results.py``, docs/array_object.md): sparray arrays in, sparray
+"""The namespace rule (``sparray/_array/results.py``, docs/array_object.md): sparray arrays in, sparray
 arrays out, also for results that are dense by nature; a dense array of another namespace among
 the arguments, or NumPy's own functions, keep the old answer. Values against dense NumPy, fills
 0 / 1.5 / nan, NumPy and array_api_strict components."""
@@ -9,7 +9,7 @@ import pytest
 from sparray_testing import assert_sparray_result, to_numpy
 
 import sparray
-from sparray._results import holding_dense
+from sparray._array.results import holding_dense
 
 FILLS = [0.0, 1.5, float("nan")]
 

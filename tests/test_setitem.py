@@ -10,7 +10,7 @@ import pytest
 from sparray_testing import FILLS, LAYOUT_SHAPES, make_sparse
 
 import sparray
-from sparray import _keys
+from sparray._core import keys as _keys
 
 LAYOUTS = ["coo", "csr", "csc", "bsr", "bsc"]
 

@@ -13,7 +13,7 @@ import pytest
 
 import sparray as sp
 from cuda_testing import requires_gxx
-from sparray import _dispatch
+from sparray._engine import dispatch as _dispatch
 from sparray.kernels.cuda import _driver, simulated
 from sparray.kernels.cuda.simulated import counting, to_simulated
 

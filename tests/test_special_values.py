@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import sparray
-from sparray._fill import same_value
+from sparray._core.fill import same_value
 
 inf, nan = math.inf, math.nan
 LAYOUTS = ["coo", "csr", "csc", "bsr", "bsc"]
@@ -75,7 +75,7 @@ def test_creation_keeps_signed_zeros():
 
 
 def test_asarray_warns_when_most_entries_are_zeros_kept_for_their_sign():
-    from sparray._conversion import SIGNED_ZERO_WARNING
+    from sparray._layout.conversion import SIGNED_ZERO_WARNING
 
     D = np.zeros((64, 64))
     D[3, 5] = 2.0

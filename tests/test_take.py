@@ -167,7 +167,7 @@ def test_take_nd_indices_on_a_dense_dim(namespace):
 def test_docstring_examples():
     import doctest
 
-    import sparray._take
+    import sparray._functions.take
 
-    for mod in (sparray._take,):
+    for mod in (sparray._functions.take,):
         assert doctest.testmod(mod).failed == 0, mod.__name__

@@ -67,7 +67,7 @@ def test_coalesced_input_gives_a_coalesced_result_and_says_so():
     """The copies of a run of entries are written in row-major order and rolled runs are rotated,
     so the result of a coalesced COO is coalesced (no sort when it goes back to CSR); the flag
     it carries is checked against the indices themselves."""
-    from sparray._keys import is_sorted_unique
+    from sparray._core.keys import is_sorted_unique
 
     rng = np.random.default_rng(5)
     for shape, s in (((4, 5, 3), 3), ((3, 4, 2), 2), ((6,), 1)):
@@ -157,8 +157,8 @@ def test_array_api_strict_components():
 def test_docstring_examples():
     import doctest
 
-    import sparray._ragged
-    import sparray._tiling
+    import sparray._engine.ragged
+    import sparray._functions.tiling
 
-    for mod in (sparray._tiling, sparray._ragged):
+    for mod in (sparray._functions.tiling, sparray._engine.ragged):
         assert doctest.testmod(mod).failed == 0, mod.__name__

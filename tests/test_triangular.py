@@ -105,7 +105,7 @@ def test_array_api_strict_components():
 def test_docstring_examples():
     import doctest
 
-    import sparray._triangular
+    import sparray._functions.triangular
 
-    for mod in (sparray._triangular,):
+    for mod in (sparray._functions.triangular,):
         assert doctest.testmod(mod).failed == 0, mod.__name__

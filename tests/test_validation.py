@@ -76,7 +76,7 @@ def test_unknown_backend_and_op():
     with pytest.raises(ValueError, match="backend must be one of"):
         with sparray.use_backend("tpu"):
             pass
-    from sparray import _dispatch
+    from sparray._engine import dispatch as _dispatch
 
     with pytest.raises(NotImplementedError, match="no implementation of 'frobnicate'.*known: .*coalesce\[coo\]"):
         _dispatch.call("frobnicate", "coo", sparray.COO([[0]], [1.0])._xp)

@@ -5,7 +5,7 @@ On ``builder-inited`` it writes into ``docs/_generated/``:
 - ``api.md``: the API reference, an autodoc entry for every name in ``sparray.__all__``
   (grouped as API.md groups them), plus ``sparray.interop`` (torch, scipy, dask) and ``sparray.io``;
 - ``operations.md``: the supported-operations table, one row per registry (op, layout) and a
-  column per backend, read from ``sparray._dispatch``;
+  column per backend, read from ``sparray._engine.dispatch``;
 - ``examples/<name>.md``: a page per script in ``examples/`` (its docstring, then its source),
   and one for the notebook;
 - ``benchmarks.md`` and ``benchmark_ratios.png``: the latest committed benchmark results
@@ -108,11 +108,11 @@ def _entry(module, name, obj) -> list[str]:
 
 
 def _operations_page() -> str:
-    from sparray import _dispatch
+    from sparray._engine import dispatch as _dispatch
 
     rows = _dispatch.registered_ops()
     lines = ["# Supported operations by backend", "",
-             "Generated from the device registry (`sparray._dispatch`): one row per operation and layout, one "
+             "Generated from the device registry (`sparray._engine.dispatch`): one row per operation and layout, one "
              "column per backend. *generic* is the pure array-API reference that runs on every namespace; a "
              "kernel column is filled where a compiled kernel serves that namespace. Operations not listed run "
              "on top of these primitives.", "",

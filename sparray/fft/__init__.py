@@ -4,7 +4,7 @@
   ``ihfft``: the transform of a sparse array is dense in general, so these turn a sparse operand
   dense (the fill in every unspecified position: exact for any fill) and call the namespace's own
   fft (``_transforms.py``); the result, dense by nature, comes back as a sparray array holding
-  the dense values (``sparray._results``: sparray in, sparray out).
+  the dense values (``sparray._array.results``: sparray in, sparray out).
 - ``fftshift``, ``ifftshift``: rolls, so sparse input stays sparse (``_shift.py``).
 - ``fftfreq``, ``rfftfreq``: sparray arrays, components of the namespace ``device`` names (``_frequencies.py``).
 
@@ -20,9 +20,9 @@ from ._frequencies import fftfreq, rfftfreq
 from ._shift import fftshift, ifftshift
 from ._transforms import fft, fftn, hfft, ifft, ifftn, ihfft, irfft, irfftn, rfft, rfftn
 
-from .._results import sparray_results as _sparray_results
+from .._array.results import sparray_results as _sparray_results
 
-# the namespace rule (sparray._results): a transform of a sparray array is a sparray array
+# the namespace rule (sparray._array.results): a transform of a sparray array is a sparray array
 fft, fftn, hfft, ifft, ifftn, ihfft, irfft, irfftn, rfft, rfftn = (
     _sparray_results(f) for f in (fft, fftn, hfft, ifft, ifftn, ihfft, irfft, irfftn, rfft, rfftn)
 )

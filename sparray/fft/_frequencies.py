@@ -1,6 +1,6 @@
 """``fftfreq`` and ``rfftfreq``: the sample frequencies, as sparray arrays holding the dense
 frequencies (``holding_dense``: no sparse dims, fill 0), like every creation function of the
-namespace (``sparray._results``: array-API code that only uses ``xp`` never meets a second
+namespace (``sparray._array.results``: array-API code that only uses ``xp`` never meets a second
 namespace).
 
 The components' namespace is the one ``device`` names (None or "cpu": NumPy, "cuda" or a CuPy
@@ -13,9 +13,9 @@ device: CuPy, as for sparray's creation functions); ``dtype`` defaults to the de
 
 from __future__ import annotations
 
-from .._results import holding_dense
-from .._dtypes import resolve_dtype
-from .._namespace import namespace_for_device
+from .._array.results import holding_dense
+from .._core.dtypes import resolve_dtype
+from .._core.namespace import namespace_for_device
 
 __all__ = ["fftfreq", "rfftfreq"]
 

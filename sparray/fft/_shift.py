@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import operator
 
-from .._tiling import roll
+from .._functions.tiling import roll
 
 __all__ = ["fftshift", "ifftshift"]
 

@@ -5,7 +5,7 @@ every frequency), so each function turns a sparse operand dense (``to_dense()``:
 in every unspecified position, exact for any fill) and calls the namespace's own ``fft``
 (NumPy, CuPy or array_api_strict through array-api-compat); it returns that dense array, with the
 shape and dtype the namespace gives (``sparray.fft``'s functions hand it back as a sparray array
-holding it for sparray input: the namespace rule of ``sparray._results``). No warning is raised: the result is as large as the dense
+holding it for sparray input: the namespace rule of ``sparray._array.results``). No warning is raised: the result is as large as the dense
 input. Dense input goes to the namespace unchanged.
 
 The functions are made from two tables by signature: one axis (``n``, ``axis``, ``norm``) and
@@ -19,7 +19,7 @@ several axes (``s``, ``axes``, ``norm``), the standard's keyword-only parameters
 
 from __future__ import annotations
 
-from .._base import SparseArray
+from .._array.base import SparseArray
 from ..linalg._checks import array_namespace
 
 ONE_AXIS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")

@@ -9,7 +9,7 @@ Importing this module registers sparray with ``dask.array`` (it happens by itsel
   (integer-array indexing), ``percentile_lookup`` (1-d chunks, without densifying:
   :func:`percentile_chunk`) and ``to_numpy_dispatch`` (``to_dense``). Everything else Dask does on
   chunks it does through NumPy's functions and ufuncs, which sparray answers
-  (``sparray._numpy_protocols``): ``np.sum(chunk, axis, keepdims=True)``, ``np.add``,
+  (``sparray._numpy.protocols``): ``np.sum(chunk, axis, keepdims=True)``, ``np.add``,
   ``np.matmul``, ``np.transpose``, slicing, ...
 
 ``import sparray`` never imports Dask. The registration also happens without this import: the first
@@ -53,10 +53,10 @@ from dask.array.dispatch import (
 )
 
 import sparray
-from sparray._base import SparseArray
-from sparray._dtypes import dtype_name
-from sparray._fill import same_value
-from sparray._namespace import to_numpy
+from sparray._array.base import SparseArray
+from sparray._core.dtypes import dtype_name
+from sparray._core.fill import same_value
+from sparray._core.namespace import to_numpy
 
 __all__ = ["from_sparray", "to_sparray", "from_dask_dense", "concatenate_chunks", "percentile_chunk", "register"]
 
@@ -328,9 +328,9 @@ def _convert_block(block, kw, index_dtype):
 
 def _as_index_dtype(A, name):
     """``A`` with its index components cast to ``name`` ("int32" or "int64"); values and fill shared.
-    Built through the pickle form (``sparray._pickle``): every layout's components in order, the
+    Built through the pickle form (``sparray._array.pickle``): every layout's components in order, the
     values last."""
-    from sparray._pickle import reduce_array
+    from sparray._array.pickle import reduce_array
 
     rebuild, (cls, comps, shape, fill, flags) = reduce_array(A, 5)
     xp = A._xp

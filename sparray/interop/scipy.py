@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._namespace import to_numpy
+from .._core.namespace import to_numpy
 
 __all__ = ["from_scipy", "to_scipy"]
 
@@ -52,9 +52,9 @@ def from_scipy(m):
     ``csr``/``csc``/``bsr`` -> CSR/CSC/BSR sharing ``indptr``/``indices``/``data`` when scipy's
     arrays are canonical (else from a canonicalised copy); other formats through CSR.
     """
-    from .._blocked import BSR
-    from .._compressed import CSC, CSR
-    from .._coo import COO
+    from .._array.blocked import BSR
+    from .._array.compressed import CSC, CSR
+    from .._array.coo import COO
 
     if not _is_scipy_sparse(m):
         raise TypeError(f"from_scipy: expected a scipy.sparse array or matrix; got {type(m).__module__}.{type(m).__name__}")
@@ -97,8 +97,8 @@ def to_scipy(A, format=None):
     """
     import scipy.sparse as sp
 
-    from .._base import SparseArray
-    from .._fill import fill_is_zero
+    from .._array.base import SparseArray
+    from .._core.fill import fill_is_zero
 
     if not isinstance(A, SparseArray):
         raise TypeError(f"to_scipy: expected a sparray SparseArray; got {type(A).__module__}.{type(A).__name__}")

@@ -41,12 +41,12 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the environment
     raise ImportError("sparray.interop.torch needs PyTorch (pip install 'sparray[torch]')") from e
 
-from .._base import SparseArray
-from .._blocked import BSC, BSR
-from .._compressed import CSC, CSR
-from .._coo import COO
-from .._dtypes import DTYPE_NAMES, dtype_name
-from .._fill import fill_is_zero
+from .._array.base import SparseArray
+from .._array.blocked import BSC, BSR
+from .._array.compressed import CSC, CSR
+from .._array.coo import COO
+from .._core.dtypes import DTYPE_NAMES, dtype_name
+from .._core.fill import fill_is_zero
 
 __all__ = ["from_torch", "to_torch"]
 

@@ -29,7 +29,7 @@ import numpy as np
 from ._mm_body import Parts, read_parts
 from ._mm_fmm import fmm_available, read_parts_fmm
 from ._mm_header import parse_header
-from .._progress import Progress, check_progress
+from .._engine.progress import Progress, check_progress
 from ._mm_source import open_binary, read_bytes, source_size
 
 __all__ = ["mminfo", "mmread"]
@@ -67,7 +67,7 @@ def _index_dtype(index_dtype, shape, nse):
 
 
 def _to_sparse(parts: Parts, layout, index_dtype, blocksize):
-    from .._coo import COO
+    from .._array.coo import COO
 
     h = parts.header
     coalesced = None

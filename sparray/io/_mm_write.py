@@ -37,9 +37,9 @@ import io
 
 import numpy as np
 
-from .._fill import same_value
-from .._namespace import to_numpy
-from .._progress import Progress, check_progress
+from .._core.fill import same_value
+from .._core.namespace import to_numpy
+from .._engine.progress import Progress, check_progress
 from ._mm_header import FIELDS, SYMMETRIES
 from ._mm_source import as_path, open_for_write
 
@@ -260,7 +260,7 @@ def mmwrite(target, A, *, comment="", field=None, precision=None, symmetry="gene
     for field, precision and symmetry. ``progress``: a bar of the lines written on standard error
     (None: on a terminal once the write has taken 2 s; True: always; False: never).
     """
-    from .._base import SparseArray
+    from .._array.base import SparseArray
 
     check_progress("mmwrite", progress)
     if symmetry not in SYMMETRIES:
@@ -274,7 +274,7 @@ def mmwrite(target, A, *, comment="", field=None, precision=None, symmetry="gene
         if A.ndim != 2 or A.dense_ndim:
             _fail(f"Matrix Market holds 2-d matrices; got shape {A.shape} with dense_ndim={A.dense_ndim} "
                   "(write A.to_dense() slices, or reshape to 2-d)")
-        from .._fill import fill_is_zero
+        from .._core.fill import fill_is_zero
 
         if not fill_is_zero(A._xp, A.fill_value):
             _fail(f"Matrix Market has no fill value and this array's fill is {A.fill_value!r}; write "

@@ -1,6 +1,6 @@
 """Compiled kernels for sparray, installed as ``sparray.kernels``.
 
-No kernel module is imported by ``import sparray``: the registry in ``sparray._dispatch``
+No kernel module is imported by ``import sparray``: the registry in ``sparray._engine.dispatch``
 imports one the first time an operation needs it. What the engine and both kernel families share
 is small and loads with the library: :class:`KernelDeclined`, :func:`merge_mode`, and
 ``_kept.KeptPerArray`` (facts kept per array object).

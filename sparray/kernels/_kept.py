@@ -3,7 +3,7 @@
 What an array has proven once (its pointers' longest row, whether a fill is zero, whether values
 are finite) is kept per array object, keyed by identity, and forgotten when the array is collected
 (a weak reference's callback). Components of a sparse array are never written in place behind its
-back (``sparray._validation``), so a fact about one stays true while it lives. An array type
+back (``sparray._core.validation``), so a fact about one stays true while it lives. An array type
 without weak references keeps nothing (the fact is worked out every time).
 
 >>> import numpy as np

@@ -6,7 +6,7 @@ Every function of the 2024.12 extension, on every layout, exact with any fill va
   ``matrix_transpose`` (the main namespace's functions), ``diagonal``, ``trace``, ``outer``,
   ``cross``, ``matrix_power`` (n >= 0), ``vector_norm``, ``matrix_norm`` (all but "nuc", 2, -2);
 - computed on the dense form with the namespace's own linalg (dense results, handed back as
-  sparray arrays holding them for sparray input: the namespace rule of ``sparray._results``; a
+  sparray arrays holding them for sparray input: the namespace rule of ``sparray._array.results``; a
   :class:`SparrayDensifyWarning` above ``DENSIFY_THRESHOLD`` elements per matrix):
   ``cholesky``, ``det``, ``slogdet``, ``eigh``, ``eigvalsh``, ``inv``, ``pinv``, ``qr``,
   ``solve``, ``svd``, ``svdvals``, ``matrix_rank``, ``matrix_power`` (n < 0) and the singular-value
@@ -31,8 +31,8 @@ or the kernels when first called). docs/linalg.md has the tables.
 ([4.0, 9.0], 36.0)
 """
 
-from .._linalg import matmul, tensordot, vecdot
-from .._manipulation import matrix_transpose
+from .._products.linalg import matmul, tensordot, vecdot
+from .._functions.manipulation import matrix_transpose
 from ._dense_fallback import (
     DENSIFY_THRESHOLD,
     SparrayDensifyWarning,
@@ -67,9 +67,9 @@ from ._eigen import NoConvergence, eigsh, svds
 from ._iterative import bicgstab, cg, gmres, minres
 from ._preconditioners import IChol0, ILU0, Jacobi, ichol0, ilu0, jacobi
 
-from .._results import sparray_results as _sparray_results
+from .._array.results import sparray_results as _sparray_results
 
-# the namespace rule (sparray._results): called with sparray arrays only, the functions return
+# the namespace rule (sparray._array.results): called with sparray arrays only, the functions return
 # sparray arrays, the dense factorizations' results included (matmul, tensordot and vecdot are made
 # the main namespace's wrapped functions by sparray/__init__.py, so they stay the same objects)
 cholesky, cross, det, diagonal, eigh, eigvalsh, inv, matrix_norm, matrix_power, matrix_rank = (

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import operator
 
-from .. import _dtypes
-from .._base import SparseArray
-from .._namespace import is_array, namespace_of
-from .._operands import is_scalar
+from .._core import dtypes as _dtypes
+from .._array.base import SparseArray
+from .._core.namespace import is_array, namespace_of
+from .._array.operands import is_scalar
 
 __all__ = ["array_namespace", "check_matrices", "check_not_bool", "check_int", "real_float_dtype"]
 

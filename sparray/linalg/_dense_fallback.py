@@ -29,8 +29,8 @@ import os
 import sys
 import warnings
 
-from .._base import SparseArray
-from .._dispatch import SparrayPerformanceWarning
+from .._array.base import SparseArray
+from .._engine.dispatch import SparrayPerformanceWarning
 from ._checks import check_int
 
 __all__ = [

@@ -26,10 +26,10 @@ For a matrix ``(..., M, N)`` the diagonal at ``offset`` holds ``x[..., i, i + of
 
 from __future__ import annotations
 
-from .._base import SparseArray
-from .._conversion import match_layout
-from .._coo import COO
-from .._manipulation import _fill_uniform_over, move_dense_to_sparse
+from .._array.base import SparseArray
+from .._layout.conversion import match_layout
+from .._array.coo import COO
+from .._functions.manipulation import _fill_uniform_over, move_dense_to_sparse
 from ._checks import array_namespace, check_int, check_matrices
 
 __all__ = ["diagonal", "trace"]
@@ -96,14 +96,14 @@ def _dense_diagonal(xp, a, offset, K):
 
 def trace(x, /, *, offset=0, dtype=None):
     """Sum along the diagonal at ``offset`` of each matrix: shape ``x.shape[:-2]`` (see the module docstring)."""
-    from .._reductions import sum as sparse_sum
+    from .._functions.reductions import sum as sparse_sum
 
     who = "sparray.linalg.trace"
     xp = array_namespace(who, x)
     check_matrices(who, x)
     offset = check_int(who, offset, "offset")
     if not isinstance(x, SparseArray):
-        from .._dtypes import resolve_dtype
+        from .._core.dtypes import resolve_dtype
 
         return xp.linalg.trace(x, offset=offset, dtype=resolve_dtype(xp, dtype))
     return sparse_sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)

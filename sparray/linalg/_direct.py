@@ -54,10 +54,10 @@ import warnings
 import array_api_compat
 import numpy as np
 
-from .. import _dtypes
-from .._base import SparseArray
-from .._fill import fill_is_zero
-from .._namespace import is_array, namespace_of, to_numpy
+from .._core import dtypes as _dtypes
+from .._array.base import SparseArray
+from .._core.fill import fill_is_zero
+from .._core.namespace import is_array, namespace_of, to_numpy
 from ._dense_fallback import densify
 from ._operator import solver_dtype
 
@@ -261,7 +261,7 @@ class SparseLU:
 
     def _factor(self, m):
         if _is_cupy(self.xp):
-            from .._compressed import CSR
+            from .._array.compressed import CSR
 
             m = m.tocsr()
             return CSR(m.indptr, m.indices, m.data, shape=tuple(m.shape))

@@ -58,8 +58,8 @@ import numbers
 import array_api_compat
 import numpy as np
 
-from .. import _dtypes
-from .._namespace import is_array, namespace_of, to_numpy
+from .._core import dtypes as _dtypes
+from .._core.namespace import is_array, namespace_of, to_numpy
 from ._operator import as_operator, as_vector, check_finite, norm, solver_dtype
 
 __all__ = ["NoConvergence", "eigsh", "svds"]

@@ -8,7 +8,7 @@ threshold) and calls the namespace's own ``linalg`` (NumPy, CuPy or array_api_st
 array-api-compat). So results are exact with any fill value (nan and inf fills included: they are
 in the dense matrix) and have the dtypes that namespace gives; these module functions give dense
 arrays back (``sparray.linalg``'s hand them back as sparray arrays holding them for sparray input:
-the namespace rule of ``sparray._results``), and tuple results are the named tuples below. Dense
+the namespace rule of ``sparray._array.results``), and tuple results are the named tuples below. Dense
 input goes to the namespace unchanged.
 
 ``solve`` has one sparse route: a 2-d sparse ``x1`` with a zero fill, finite values, NumPy data
@@ -30,9 +30,9 @@ import importlib.util
 import math
 from typing import NamedTuple
 
-from .._base import SparseArray
-from .._fill import fill_is_zero
-from .._manipulation import broadcast_shapes
+from .._array.base import SparseArray
+from .._core.fill import fill_is_zero
+from .._functions.manipulation import broadcast_shapes
 from ._checks import array_namespace, check_matrices
 from ._dense_fallback import densify, get_densify_threshold
 
@@ -190,7 +190,7 @@ def _sparse_route(xp, x1) -> bool:
         return False
     if xp.isdtype(x1.dtype, "bool") or importlib.util.find_spec("scipy") is None:
         return False
-    from .._products import all_finite
+    from .._products.products import all_finite
 
     return all_finite(xp, x1._values)
 

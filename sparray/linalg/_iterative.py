@@ -64,9 +64,9 @@ import operator as _operator_module
 import numpy as np
 from array_api_compat import is_numpy_namespace
 
-from .. import _dtypes
-from .._base import SparseArray
-from .._namespace import namespace_of, to_numpy
+from .._core import dtypes as _dtypes
+from .._array.base import SparseArray
+from .._core.namespace import namespace_of, to_numpy
 from ._operator import as_operator, as_vector, check_finite, solver_dtype
 
 __all__ = ["bicgstab", "cg", "gmres", "minres"]

@@ -34,10 +34,10 @@ from __future__ import annotations
 
 import math
 
-from .. import _elementwise as ew
-from .. import _reductions as red
-from .._base import SparseArray
-from .._validation import normalize_axes
+from .._functions import elementwise as ew
+from .._functions import reductions as red
+from .._array.base import SparseArray
+from .._core.validation import normalize_axes
 from ._checks import array_namespace, check_matrices, real_float_dtype
 
 __all__ = ["matrix_norm", "vector_norm"]

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtypes
-from .._base import SparseArray
-from .._namespace import is_array, namespace_of
+from .._core import dtypes as _dtypes
+from .._array.base import SparseArray
+from .._core.namespace import is_array, namespace_of
 
 __all__ = ["Operator", "as_operator", "as_vector", "solver_dtype", "norm", "check_finite"]
 

@@ -30,13 +30,13 @@ finite fills); a component that comes out dense makes the result dense.
 
 from __future__ import annotations
 
-from .. import _dtypes
-from .._base import SparseArray
-from .._coo import COO
-from .._fill import same_value
-from .._keys import index_dtype_for
-from .._linalg import _namespace
-from .._manipulation import broadcast_shapes, matrix_transpose
+from .._core import dtypes as _dtypes
+from .._array.base import SparseArray
+from .._array.coo import COO
+from .._core.fill import same_value
+from .._core.keys import index_dtype_for
+from .._products.linalg import _namespace
+from .._functions.manipulation import broadcast_shapes, matrix_transpose
 from ._checks import check_int, check_not_bool
 
 __all__ = ["cross", "outer"]
@@ -141,9 +141,9 @@ def _outer_sparse_dense(xp, A, y):
 def cross(x1, x2, /, *, axis=-1):
     """Cross product of 3-element vectors along ``axis`` (negative, in ``[-min(ndim), -1]``); the other
     dims broadcast. Exact for any fill; see the module docstring for the result's layout."""
-    from .._concat import stack
-    from .._elementwise import multiply, subtract
-    from .._manipulation import expand_dims, squeeze
+    from .._functions.concat import stack
+    from .._functions.elementwise import multiply, subtract
+    from .._functions.manipulation import expand_dims, squeeze
 
     who = "sparray.linalg.cross"
     xp = _namespace(who, x1, x2)

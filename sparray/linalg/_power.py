@@ -21,12 +21,12 @@ TypeError, as for ``matmul``.
 
 from __future__ import annotations
 
-from .._base import SparseArray
-from .._conversion import match_layout
-from .._coo import COO
-from .._keys import index_dtype_for
-from .._linalg import matmul
-from .._manipulation import broadcast_to
+from .._array.base import SparseArray
+from .._layout.conversion import match_layout
+from .._array.coo import COO
+from .._core.keys import index_dtype_for
+from .._products.linalg import matmul
+from .._functions.manipulation import broadcast_to
 from ._checks import array_namespace, check_int, check_matrices, check_not_bool
 
 __all__ = ["matrix_power"]

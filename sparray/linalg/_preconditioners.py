@@ -46,10 +46,10 @@ from __future__ import annotations
 import array_api_compat
 import numpy as np
 
-from .. import _dtypes
-from .._base import SparseArray
-from .._fill import fill_is_zero
-from .._namespace import is_array, namespace_of, to_numpy
+from .._core import dtypes as _dtypes
+from .._array.base import SparseArray
+from .._core.fill import fill_is_zero
+from .._core.namespace import is_array, namespace_of, to_numpy
 from ._operator import as_operator, solver_dtype
 
 __all__ = ["IChol0", "ILU0", "Jacobi", "ichol0", "ilu0", "jacobi"]
@@ -165,7 +165,7 @@ class ILU0:
         return self._U
 
     def _factors(self):
-        from .._compressed import CSR
+        from .._array.compressed import CSR
 
         indptr, indices, lu, diag = self._indptr, self._indices, self._lu, self._diag
         n = self.shape[0]
@@ -218,7 +218,7 @@ class IChol0:
     @property
     def L(self):
         if self._L is None:
-            from .._compressed import CSR
+            from .._array.compressed import CSR
 
             self._L = CSR(self._indptr, self._indices, self._l, shape=self.shape)
         return self._L

@@ -958,7 +958,7 @@ def dense_to_compressed(dense, fill, index_dtype):
     -------
     offsets : index_dtype[N + 1], minor : index_dtype[nse] (column indices, increasing within
         each row), values : (nse, m) of ``dense.dtype``.  Position (r, c) is specified iff some
-        t has dense[r, c, t] not "the same" as fill[t] (``sparray._fill.same_value``): floats
+        t has dense[r, c, t] not "the same" as fill[t] (``sparray._core.fill.same_value``): floats
         equal with the same sign of zero, or both NaN; complex: both parts so; bool and
         integers: equal.  Row-major order.
 
@@ -1162,7 +1162,7 @@ def scatter_blocks(block_ids, slots, values, nblocks, nslots, fill):
 
 
 # ---------------------------------------------------------------------------------------
-# entries of the lean paths (sparray._lean): one unbatched 2-D array with scalar values,
+# entries of the lean paths (sparray._products.lean): one unbatched 2-D array with scalar values,
 # components proven once (1-D, C-contiguous, one index dtype). Each index and pointer is still
 # checked before it is used as an address; a bad one makes the entry return -1.
 # ---------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 The products use it once per array: when ``A @ X`` (zero fill) comes out all finite, every row of
 X that a stored element of A reads is finite, so only the rows of the unused columns need a
-finiteness check instead of all of X (see ``sparray._products``).
+finiteness check instead of all of X (see ``sparray._products.products``).
 
 ``minor`` is a 1-D int32/int64 array of indices in ``[0, nminor)`` (the array's contents were
 validated before); an index outside that range is never used as an address: it is counted and

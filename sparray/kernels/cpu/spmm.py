@@ -451,7 +451,7 @@ def csr_matmul_into(crow, col, values, x2, y, serial=None):
     nse``, at least one row and one entry; ``values`` (nse,) and ``x2`` (K, N) C-contiguous of one
     dtype of :data:`NUMERIC_DTYPES`; ``y`` (M, N) C-contiguous. No conversion and no argument
     check beyond the kernel's own (each pointer and column index is still checked before use):
-    the entry of the lean paths (``sparray._lean``), which prove these once per array.
+    the entry of the lean paths (``sparray._products.lean``), which prove these once per array.
 
     Runs on the calling thread below ``SERIAL_WORK`` entries and rows times columns (the
     crossover measured in ``benchmarks/crossover.py``), else in parallel (``serial`` True or False

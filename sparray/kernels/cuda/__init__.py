@@ -8,6 +8,6 @@ for file, each with a Python launcher of the same name (``coalesce.cu`` + ``coal
   arrays. Launchers are written once against the driver.
 - ``_arrays.py``: the argument checks every launcher makes.
 
-The registry (``sparray._registry_table``) routes CuPy data here; tests call the same launchers on
+The registry (``sparray._engine.registry_table``) routes CuPy data here; tests call the same launchers on
 NumPy arrays, which run through the emulator.
 """

@@ -3,7 +3,7 @@
 Every CUDA kernel checks each pointer and index before it uses it as an address and reports what it
 found into a small status array. Reading that array back to raise ValueError costs a wait for the
 device. An index array that came from a sparray array has been checked once already (the arrays
-keep the answer, ``_checked``; see ``sparray._validation``), so when the registry calls a launcher
+keep the answer, ``_checked``; see ``sparray._core.validation``), so when the registry calls a launcher
 for the library (``_dispatch.call``, outside ``check_invariants()``) it opens :func:`proven_inputs`
 and the launcher leaves its status array unread: the kernels still never read or write out of
 bounds, and a bad index still raises the same ValueError at construction or at the array's first

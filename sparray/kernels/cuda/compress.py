@@ -335,7 +335,7 @@ def dense_to_compressed(dense, fill, index_dtype):
 
     fill: (m,) or broadcastable, cast to dense.dtype. Returns (offsets index_dtype[N + 1], minor
     index_dtype[nse] (increasing within each row), values (nse, m)): position (r, c) is specified
-    when some dense[r, c, t] is not the same as fill[t] (``sparray._fill.same_value``: equal with
+    when some dense[r, c, t] is not the same as fill[t] (``sparray._core.fill.same_value``: equal with
     the same sign of zero, or NaN on both sides; complex numbers part by part).
 
     >>> off, mi, va = dense_to_compressed(np.array([[[0.0], [5.0]], [[np.nan], [-0.0]]]), np.array([0.0]), np.int32)

@@ -73,7 +73,7 @@ def nonzero_rows(dense):
         raise ValueError(f"nonzero_rows: dense must be 2-d (n, m); got shape {dense.shape}")
     if dense.dtype not in DTYPES and dense.dtype != np.bool_:
         raise KernelDeclined(f"nonzero_rows takes bool, int32/64, uint32/64, float and complex rows, not {dense.dtype}")
-    from ..._namespace import namespace_of
-    from ..._segments import nonzero_rows_generic
+    from ..._core.namespace import namespace_of
+    from ..._engine.segments import nonzero_rows_generic
 
     return nonzero_rows_generic(namespace_of(dense), dense)  # CuPy's nonzero and take: no kernel needed

@@ -1,0 +1,7 @@
+"""The engine: the device registry (``registry_table``, ``dispatch``), numba's start-up (``jit``),
+the generic array-API reference primitives that every backend is checked against (``segments``,
+``merge``, ``compressed_generic``, ``linalg_generic``, ``ragged``), and the lean device product.
+
+It calls kernels by name and knows no layout class; array objects and functions call it. See
+docs/architecture.md.
+"""
