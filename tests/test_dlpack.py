@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import sparray
-from sparray._array.dlpack import CopyRequiredError
+from sparray._functions.dlpack import CopyRequiredError
 
 
 @pytest.mark.parametrize("layout", ["coo", "csr", "csc", "bsr", "bsc"])

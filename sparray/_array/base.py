@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from .._products import lean as _lean
+from . import forward
 from .._core.namespace import device_of
 
 __all__ = ["SparseArray"]
@@ -85,17 +85,12 @@ class SparseArray:
 
     @property
     def mT(self):
-        from .._functions.manipulation import matrix_transpose
-
-        return matrix_transpose(self)
+        return forward.matrix_transpose(self)
 
     def __array_namespace__(self, /, *, api_version=None):
         """The ``sparray`` namespace; ``api_version`` may name any version up to ``sparray.__array_api_version__``."""
-        import sparray
-        from .._functions.namespace_info import check_api_version
-
-        check_api_version(api_version)
-        return sparray
+        forward.check_api_version(api_version)
+        return forward.namespace()
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError(
@@ -106,15 +101,11 @@ class SparseArray:
     # --- the binsparse interchange protocol (experimental; see sparray/_layout/binsparse.py) ----------
     def __binsparse_descriptor__(self) -> dict:
         """The parsed binsparse JSON descriptor of this array (``{"binsparse": {...}}``)."""
-        from .._layout.binsparse import binsparse_descriptor
-
-        return binsparse_descriptor(self)
+        return forward.binsparse_descriptor(self)
 
     def __binsparse__(self, *, descriptor=None) -> dict:
         """The named 1-d arrays of this array's binsparse form, shared with it where the formats agree."""
-        from .._layout.binsparse import binsparse_arrays
-
-        return binsparse_arrays(self, descriptor)
+        return forward.binsparse_arrays(self, descriptor)
 
     # --- conversions shared by every layout --------------------------------------------------
     @property
@@ -125,23 +116,17 @@ class SparseArray:
     def to_layout(self, layout, *, blocksize=None, dense_ndim=None):
         """This array in ``layout`` ("coo", "csr", "csc", "bsr", "bsc"); see ``sparray._layout.conversion.to_layout``."""
         if blocksize is None and dense_ndim is None:
-            lean = _lean.to_layout(self, layout)  # 2-D NumPy CSR <-> CSC, COO -> CSR: straight to the kernel
+            lean = forward.lean_to_layout(self, layout)  # 2-D NumPy CSR <-> CSC, COO -> CSR: straight to the kernel
             if lean is not None:
                 return lean
-        from .._layout.conversion import to_layout
-
-        return to_layout(self, layout, blocksize=blocksize, dense_ndim=dense_ndim)
+        return forward.to_layout(self, layout, blocksize=blocksize, dense_ndim=dense_ndim)
 
     def astype(self, dtype, /, *, copy=True):
-        from .._layout.conversion import astype
-
-        return astype(self, dtype, copy=copy)
+        return forward.astype(self, dtype, copy=copy)
 
     def __getitem__(self, key):
         """``self[key]`` with NumPy's basic and advanced indexing rules (see ``sparray._functions.indexing``)."""
-        from .._functions.indexing import getitem
-
-        return getitem(self, key)
+        return forward.getitem(self, key)
 
     def __len__(self):
         if self.ndim == 0:
@@ -169,9 +154,7 @@ class SparseArray:
     # --- item assignment, __index__, DLPack (in-place operators: the table at the end) ---------------
     def __setitem__(self, key, value, /):
         """``self[key] = value``: NumPy's assignment, fill kept, copy-on-write (``sparray._functions.setitem``)."""
-        from .._functions.setitem import setitem
-
-        setitem(self, key, value)
+        forward.setitem(self, key, value)
 
     def __index__(self, /):
         """A 0-d integer array as a Python int (``operator.index``); TypeError for anything else."""
@@ -182,16 +165,12 @@ class SparseArray:
         return self._scalar(int)
 
     def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """Always raises BufferError: DLPack holds dense strided memory; the message names the fix (``sparray._array.dlpack``)."""
-        from .dlpack import refuse_dlpack
-
-        raise refuse_dlpack(self)
+        """Always raises BufferError: DLPack holds dense strided memory; the message names the fix (``sparray._functions.dlpack``)."""
+        raise forward.refuse_dlpack(self)
 
     def __dlpack_device__(self, /):
         """The components' device as DLPack's ``(device type, device id)``."""
-        from .dlpack import dlpack_device
-
-        return dlpack_device(self)
+        return forward.dlpack_device(self)
 
     def __repr__(self) -> str:
         """PyTorch's style: the components first (long ones cut to their first and last items),
@@ -228,15 +207,11 @@ class SparseArray:
 
     def __array_function__(self, func, types, args, kwargs):
         """NumPy functions with a sparray counterpart (``np.sum``, ``np.concatenate``, ...), else NotImplemented."""
-        from .._numpy.protocols import array_function
-
-        return array_function(self, func, types, args, kwargs)
+        return forward.array_function(self, func, types, args, kwargs)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """NumPy ufuncs with a sparray counterpart (``np.add``, ``np.exp``, ``np_array + A``), else NotImplemented."""
-        from .._numpy.protocols import array_ufunc
-
-        return array_ufunc(ufunc, method, inputs, kwargs)
+        return forward.array_ufunc(ufunc, method, inputs, kwargs)
 
     def __reduce_ex__(self, protocol):
         """pickle, copy, deepcopy: layout, components (protocol 5: out of band), shape, fill, flags."""
@@ -250,16 +225,12 @@ class SparseArray:
 
     def __dask_tokenize__(self):
         """Dask's deterministic token: layout, shape, fill and the components' contents."""
-        from ..interop._dask_hooks import token
-
-        return token(self)
+        return forward.dask_token(self)
 
     def _repr_html_(self) -> str:
         """Jupyter's view: a table (layout, shape, dtype, device, nse, density, fill, index dtype,
         memory against dense) beside a picture of the sparsity pattern (``sparray._array.display``)."""
-        from .display import repr_html
-
-        return repr_html(self)
+        return forward.repr_html(self)
 
 
 def _itemsize(dtype) -> int:
@@ -315,19 +286,11 @@ _COMPARISON_DUNDERS = {
 _UNARY_DUNDERS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
 
 
-def _namespace_function(name):
-    import sparray
-
-    return getattr(sparray, name)
-
-
 def _make_binary(fname, reflected):
     def op(self, other):
-        from .operands import is_operand
-
-        if not is_operand(other):
+        if not forward.is_operand(other):
             return NotImplemented
-        f = _namespace_function(fname)
+        f = forward.function(fname)
         return f(other, self) if reflected else f(self, other)
 
     return op
@@ -335,7 +298,7 @@ def _make_binary(fname, reflected):
 
 def _make_unary(fname):
     def op(self):
-        return _namespace_function(fname)(self)
+        return forward.function(fname)(self)
 
     return op
 
@@ -360,9 +323,7 @@ for _d, _f in _UNARY_DUNDERS.items():
 
 def _make_inplace(stem):
     def op(self, other, /):
-        from .._functions.inplace import inplace
-
-        return inplace(self, stem, other)
+        return forward.inplace(self, stem, other)
 
     op.__name__ = op.__qualname__ = f"__i{stem}__"
     op.__doc__ = f"``self {stem}= other`` on this very object: same dtype and shape, or an error (``sparray._functions.inplace``)."
@@ -373,12 +334,16 @@ for _d in _BINARY_DUNDERS:
     setattr(SparseArray, f"__i{_d}__", _make_inplace(_d))
 
 
-def _lean_first(lean, general):
-    """The dunder ``general`` with the lean path ``lean(self, other)`` tried first (``sparray._products.lean``:
-    a 2-D NumPy CSR or CSC with a NumPy or scalar operand, straight to its kernel; None when the
-    general path must serve the call)."""
+def _lean_first(name, general):
+    """The dunder ``general`` with the lean path ``sparray._products.lean.<name>(self, other)`` tried
+    first (a 2-D NumPy CSR or CSC with a NumPy or scalar operand, straight to its kernel; None when
+    the general path must serve the call). The lean function is looked up on the first call."""
+    lean = None
 
     def op(self, other):
+        nonlocal lean
+        if lean is None:
+            lean = forward.lean(name)
         out = lean(self, other)
         return general(self, other) if out is None else out
 
@@ -387,13 +352,11 @@ def _lean_first(lean, general):
     return op
 
 
-SparseArray.__matmul__ = _lean_first(_lean.matmul, SparseArray.__matmul__)
-SparseArray.__add__ = _lean_first(_lean.add, SparseArray.__add__)
-SparseArray.__mul__ = _lean_first(_lean.multiply, SparseArray.__mul__)
-SparseArray.__rmul__ = _lean_first(_lean.multiply, SparseArray.__rmul__)
+SparseArray.__matmul__ = _lean_first("matmul", SparseArray.__matmul__)
+SparseArray.__add__ = _lean_first("add", SparseArray.__add__)
+SparseArray.__mul__ = _lean_first("multiply", SparseArray.__mul__)
+SparseArray.__rmul__ = _lean_first("multiply", SparseArray.__rmul__)
 
 # ---- NumPy-named methods (A.sum(axis=0), A.reshape(2, 3), ...): each calls the NumPy function ----------
-from .._numpy.protocols import METHODS as _METHODS, numpy_method as _numpy_method  # noqa: E402
-
-for _m in _METHODS:
-    setattr(SparseArray, _m, _numpy_method(_m))
+for _m in forward.METHODS:
+    setattr(SparseArray, _m, forward.numpy_method(_m))

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 
-from .._products import lean as _lean
+from . import forward
 from .base import SparseArray
 from .._core.dtypes import dtype_name, resolve_dtype
 from .._core.fill import normalize_fill
@@ -242,12 +242,10 @@ class Compressed(SparseArray):
     # --- methods ------------------------------------------------------------------------------------
     def to_dense(self):
         """The dense array (of the components' namespace) this sparse array stands for."""
-        lean = _lean.to_dense(self)  # a 2-D NumPy CSR or CSC: straight to the kernel
+        lean = forward.lean_to_dense(self)  # a 2-D NumPy CSR or CSC: straight to the kernel
         if lean is not None:
             return lean
-        from .._layout.compress import compressed_to_dense
-
-        return compressed_to_dense(self)
+        return forward.compressed_to_dense(self)
 
     def copy(self):
         xp = self._xp
@@ -257,13 +255,11 @@ class Compressed(SparseArray):
         )  # fmt: skip
 
     def to_device(self, device, /, *, stream=None):
-        from .._layout.conversion import carry_facts, move_components
-
-        xp, (cidx, pidx, values, fill) = move_components(
+        xp, (cidx, pidx, values, fill) = forward.move_components(
             self._xp, device, (self._cidx, self._pidx, self._values, self._fill)
         )
         out = type(self)._from_parts(xp, cidx, pidx, values, self._shape, fill, checked=self._checked)
-        return carry_facts(self, out)
+        return forward.carry_facts(self, out)
 
     def _replace_values(self, values, fill, *, dense_shape=None):
         """Same pattern, new values and fill (element-wise results)."""

@@ -24,6 +24,7 @@ array(2.)
 from __future__ import annotations
 
 from .._core import keys as _keys
+from . import forward
 from .base import SparseArray
 from .._core.dtypes import resolve_dtype
 from .._core.fill import normalize_fill
@@ -195,15 +196,11 @@ class COO(SparseArray):
     # --- methods ---------------------------------------------------------------------------------
     def coalesce(self) -> COO:
         """Unique, sorted positions; values at duplicate positions summed (bool: logical or)."""
-        from .._layout.coalesce import coalesce
-
-        return coalesce(self)
+        return forward.coalesce(self)
 
     def to_dense(self):
         """The dense array (of the components' namespace) this sparse array stands for."""
-        from .._layout.conversion import to_dense
-
-        return to_dense(self)
+        return forward.to_dense(self)
 
     def copy(self) -> COO:
         xp = self._xp
@@ -213,12 +210,10 @@ class COO(SparseArray):
         )  # fmt: skip
 
     def to_device(self, device, /, *, stream=None) -> COO:
-        from .._layout.conversion import carry_facts, move_components
-
-        xp, (indices, values, fill) = move_components(self._xp, device, (self._indices, self._values, self._fill))
+        xp, (indices, values, fill) = forward.move_components(self._xp, device, (self._indices, self._values, self._fill))
         out = COO._from_parts(xp, indices, values, self._shape, fill, coalesced=self._coalesced)
         out._checked = self._checked
-        return carry_facts(self, out)
+        return forward.carry_facts(self, out)
 
     def _replace_values(self, values, fill, *, dense_shape=None) -> COO:
         """Same positions, new values and fill (element-wise results)."""

@@ -112,7 +112,11 @@ def holding_dense(dense):
 
 def sparray_results(func):
     """Wrap a public function so that, called with sparray arrays only, it returns sparray arrays
-    (see the module docstring); the wrapper costs one look at the arguments."""
+    (see the module docstring); the wrapper costs one look at the arguments. One wrapper per
+    function: ``sparray.matmul is sparray.linalg.matmul``, wrapped by both namespaces."""
+    wrapper = _WRAPPERS.get(func)
+    if wrapper is not None:
+        return wrapper
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -122,7 +126,11 @@ def sparray_results(func):
         return as_sparray_result(out)
 
     wrapper.__wrapped_for_results__ = True
+    _WRAPPERS[func] = wrapper
     return wrapper
+
+
+_WRAPPERS: dict = {}  # function -> its wrapper (sparray_results)
 
 
 def plain(f):

@@ -83,9 +83,7 @@ def _resolve_dtype(xp, dtype):
 
 
 def _operand_dtype(x):
-    from .._array.base import SparseArray
-
-    if isinstance(x, SparseArray):
+    if hasattr(x, "layout") and hasattr(x, "_xp"):  # a SparseArray (this layer knows no array class)
         return x.dtype, x._xp
     if hasattr(x, "dtype") and hasattr(x, "shape") and not isinstance(x, type):  # np.float32 is a dtype spec
         return x.dtype, namespace_of(x)

@@ -5,3 +5,8 @@ the generic array-API reference primitives that every backend is checked against
 It calls kernels by name and knows no layout class; array objects and functions call it. See
 docs/architecture.md.
 """
+
+# Whoever uses the engine finds its table filled: the kernels registered by name (no kernel module is
+# imported) and the generic implementations registered next to their code.
+from . import registry_table  # noqa: E402,F401
+from . import compressed_generic, linalg_generic, merge, segments  # noqa: E402,F401

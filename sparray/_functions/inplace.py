@@ -61,14 +61,14 @@ def rebind(A, new, *, who: str) -> None:
 
 def inplace(A, stem: str, other):
     """``A <op>= other`` for the dunder ``__i<stem>__``: computed, checked, rebound; returns ``A``."""
-    import sparray
+    from .._array import forward
     from .._core.dtypes import dtype_name
     from .._array.operands import is_operand
 
     if not is_operand(other):
         return NotImplemented
     who = f"__i{stem}__"
-    result = getattr(sparray, INPLACE_OPERATORS[stem])(A, other)
+    result = forward.function(INPLACE_OPERATORS[stem])(A, other)
     if tuple(result.shape) != A.shape:
         raise ValueError(
             f"sparray.{who}: the result has shape {tuple(result.shape)}, but an in-place operation keeps the array's "

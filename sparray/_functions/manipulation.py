@@ -31,6 +31,7 @@ from .._core.fill import same_value
 from .._core.keys import linear_keys, unravel
 from .._core.namespace import namespace_of
 from .._core.validation import AxisError, normalize_axes, normalize_shape
+from .._layout.compress import _fill_uniform_over, move_dense_to_sparse  # noqa: F401  (here before; the inverse of pack_sparse_dims)
 
 __all__ = [
     "broadcast_shapes", "broadcast_to", "coo_permute", "coo_reshape", "expand_dims", "flip", "matrix_transpose",
@@ -128,34 +129,6 @@ def _as_scalar_fill(A):
     xp = A._xp
     first = xp.reshape(A._fill, (-1,))[0] if A._fill.ndim else A._fill
     return from_dense(A.to_dense(), sparse_ndim=A.ndim, fill_value=first)
-
-
-def move_dense_to_sparse(A, sparse_ndim):
-    """COO ``A`` with its first ``sparse_ndim - A.sparse_ndim`` dense dims turned into sparse dims."""
-    from .._array.coo import COO
-
-    k = sparse_ndim - A.sparse_ndim
-    if k <= 0:
-        return A
-    xp = A._xp
-    moved = A.dense_shape[:k]
-    rest = A.dense_shape[k:]
-    if not _fill_uniform_over(A, k):
-        raise ValueError(
-            f"COO: cannot turn dense dims {moved} into sparse dims: the fill value varies along them "
-            "(a sparse dimension needs one fill per dense part); use to_dense()"
-        )
-    fill = A._fill
-    if fill.ndim:  # one fill along the moved dims (none at all when one of them is empty)
-        fill = xp.zeros(rest, dtype=fill.dtype) if 0 in moved else fill[(0,) * k]
-    p = math.prod(moved)
-    nse = A.nse
-    values = xp.reshape(A._values, (nse * p, *rest))
-    rep = xp.arange(nse * p, dtype=xp.int64)
-    old = xp.take(A._indices, rep // max(p, 1), axis=1) if p else A._indices[:, :0]
-    new = unravel(xp, rep % p if p else rep, moved, A._indices.dtype)
-    indices = xp.concat([old, new], axis=0)
-    return COO._from_parts(xp, indices, values, A.sparse_shape + moved + rest, fill, coalesced=A._coalesced)
 
 
 def matrix_transpose(x, /):
@@ -282,16 +255,6 @@ def _on_dense_dims(A, dims, f):
         return A._values, A._fill
     values = f(A._values, tuple(1 + d for d in dense))
     return values, (f(A._fill, dense) if A._fill.ndim else A._fill)
-
-
-def _fill_uniform_over(A, k):
-    """Whether the fill of COO ``A`` is the same along its first ``k`` dense dims."""
-    xp = A._xp
-    fill = A._fill
-    if k <= 0 or fill.ndim == 0 or 0 in A.dense_shape[:k]:
-        return True
-    first = fill[(0,) * k]
-    return bool(xp.all(same_value(xp, fill, xp.broadcast_to(first, fill.shape))))
 
 
 # --- permute_dims / moveaxis ------------------------------------------------------------------------

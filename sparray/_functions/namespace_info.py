@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+from .._core import dtypes as _dtypes
 from .._core.dtypes import DTYPE_NAMES, isdtype
 
 __all__ = ["Info", "array_namespace_info", "SUPPORTED_API_VERSIONS", "check_api_version"]
@@ -72,11 +73,11 @@ class Info:
     __module__ = "sparray"
 
     def capabilities(self) -> dict:
-        import sparray
+        from . import searching, sets
 
         return {
             "boolean indexing": True,
-            "data-dependent shapes": all(hasattr(sparray, name) for name in _DATA_DEPENDENT),
+            "data-dependent shapes": all(hasattr(searching, name) or hasattr(sets, name) for name in _DATA_DEPENDENT),
             "max dimensions": 64,
         }
 
@@ -87,8 +88,6 @@ class Info:
         return ["cpu", *_cuda_devices()]
 
     def dtypes(self, *, device=None, kind=None) -> dict:
-        import sparray
-
         _check_device(device, "__array_namespace_info__().dtypes")
         names = DTYPE_NAMES
         if kind is not None:
@@ -99,18 +98,16 @@ class Info:
                         f"sparray.__array_namespace_info__().dtypes: kind must be None, one of {', '.join(_KINDS)} "
                         f"or a tuple of them; got {kind!r}"
                     )
-            names = [n for n in names if isdtype(getattr(sparray, n), kinds)]
-        return {n: getattr(sparray, n) for n in names}
+            names = [n for n in names if isdtype(getattr(_dtypes, n), kinds)]
+        return {n: getattr(_dtypes, n) for n in names}
 
     def default_dtypes(self, *, device=None) -> dict:
-        import sparray
-
         _check_device(device, "__array_namespace_info__().default_dtypes")
         return {
-            "real floating": sparray.float64,
-            "complex floating": sparray.complex128,
-            "integral": sparray.int64,
-            "indexing": sparray.int64,
+            "real floating": _dtypes.float64,
+            "complex floating": _dtypes.complex128,
+            "integral": _dtypes.int64,
+            "indexing": _dtypes.int64,
         }
 
     def __repr__(self) -> str:

@@ -34,13 +34,13 @@ from .._engine import dispatch as _dispatch
 from .._array.blocked import BSC, BSR
 from .coalesce import flat_values
 from .._array.compressed import CSC, CSR
-from .._core.fill import normalize_fill
+from .._core.fill import normalize_fill, same_value
 from .._core.keys import INT32_MAX, index_dtype_for, linear_keys, unravel
 from .._core.namespace import backend_kind, namespace_of
 
 __all__ = [
     "LAYOUT_CLASSES", "compressed_to_coo", "coo_to_compressed", "dense_to_compressed", "compressed_to_dense",
-    "recompress", "pack_sparse_dims",
+    "recompress", "pack_sparse_dims", "move_dense_to_sparse",
 ]  # fmt: skip
 
 LAYOUT_CLASSES = {"csr": CSR, "csc": CSC, "bsr": BSR, "bsc": BSC}
@@ -452,3 +452,42 @@ def pack_sparse_dims(A, dense_ndim: int):
     fill = A._fill if A._fill.ndim == 0 else xp.broadcast_to(A._fill, (*inner_shape, *dense_shape))
     indices = unravel(xp, groups, outer_shape, A._indices.dtype)
     return COO._from_parts(xp, indices, values, A.shape, fill, coalesced=True)
+
+
+def move_dense_to_sparse(A, sparse_ndim):
+    """COO ``A`` with its first ``sparse_ndim - A.sparse_ndim`` dense dims turned into sparse dims
+    (the inverse of :func:`pack_sparse_dims`)."""
+    from .._array.coo import COO
+
+    k = sparse_ndim - A.sparse_ndim
+    if k <= 0:
+        return A
+    xp = A._xp
+    moved = A.dense_shape[:k]
+    rest = A.dense_shape[k:]
+    if not _fill_uniform_over(A, k):
+        raise ValueError(
+            f"COO: cannot turn dense dims {moved} into sparse dims: the fill value varies along them "
+            "(a sparse dimension needs one fill per dense part); use to_dense()"
+        )
+    fill = A._fill
+    if fill.ndim:  # one fill along the moved dims (none at all when one of them is empty)
+        fill = xp.zeros(rest, dtype=fill.dtype) if 0 in moved else fill[(0,) * k]
+    p = math.prod(moved)
+    nse = A.nse
+    values = xp.reshape(A._values, (nse * p, *rest))
+    rep = xp.arange(nse * p, dtype=xp.int64)
+    old = xp.take(A._indices, rep // max(p, 1), axis=1) if p else A._indices[:, :0]
+    new = unravel(xp, rep % p if p else rep, moved, A._indices.dtype)
+    indices = xp.concat([old, new], axis=0)
+    return COO._from_parts(xp, indices, values, A.sparse_shape + moved + rest, fill, coalesced=A._coalesced)
+
+
+def _fill_uniform_over(A, k):
+    """Whether the fill of COO ``A`` is the same along its first ``k`` dense dims."""
+    xp = A._xp
+    fill = A._fill
+    if k <= 0 or fill.ndim == 0 or 0 in A.dense_shape[:k]:
+        return True
+    first = fill[(0,) * k]
+    return bool(xp.all(same_value(xp, fill, xp.broadcast_to(first, fill.shape))))

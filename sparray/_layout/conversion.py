@@ -241,9 +241,7 @@ def to_layout(A, layout, *, blocksize=None, dense_ndim=None):
             raise ValueError(f"to_layout: dense_ndim must be in [0, {A.ndim}] for shape {A.shape}; got {dense_ndim}")
         coo = A if A.layout == "coo" else _compress.compressed_to_coo(A)
         if dense_ndim < coo.dense_ndim:
-            from .._functions.manipulation import move_dense_to_sparse
-
-            coo = move_dense_to_sparse(coo, coo.ndim - dense_ndim)
+            coo = _compress.move_dense_to_sparse(coo, coo.ndim - dense_ndim)
         else:
             coo = _compress.pack_sparse_dims(coo, dense_ndim)
         return to_layout(coo, layout, blocksize=blocksize)

@@ -41,6 +41,7 @@ import operator
 import numpy as np
 
 from .._array.base import SparseArray
+from .._array.forward import METHODS, numpy_method  # noqa: F401  (the NumPy-named methods: defined with the class's doors)
 from ..interop import _dask_hooks
 
 __all__ = ["array_function", "array_ufunc", "numpy_method", "METHODS", "UFUNCS"]
@@ -70,7 +71,6 @@ UFUNC_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "
                 "logical_and": "all", "logical_or": "any"}  # fmt: skip
 
 # NumPy-named methods of SparseArray: each calls the NumPy function of its name
-METHODS = ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "reshape", "transpose", "squeeze", "ravel")
 
 _UNSET = object()  # "not given" for NumPy arguments sparray cannot honour
 _FUNCTIONS: dict = {}  # NumPy function -> adapter taking NumPy's arguments
@@ -191,28 +191,6 @@ def implements(*funcs):
         return adapter
 
     return deco
-
-
-def numpy_method(name):
-    """``A.<name>(...)``: ``numpy.<name>(A, ...)`` (NumPy's arguments; ``reshape(2, 3)`` and
-    ``transpose(1, 0)`` also take their sizes and axes unpacked, as NumPy's methods do)."""
-    func = getattr(np, name)
-
-    if name in ("reshape", "transpose"):
-
-        def method(self, *args, **kwargs):
-            if len(args) > 1 or (len(args) == 1 and isinstance(args[0], int)):
-                args = (args,)
-            return func(self, *args, **kwargs)
-
-    else:
-
-        def method(self, *args, **kwargs):
-            return func(self, *args, **kwargs)
-
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"``numpy.{name}(self, ...)``: NumPy's arguments, answered by sparray (see sparray._numpy.protocols)."
-    return method
 
 
 def _register_with_dask():
@@ -570,5 +548,3 @@ def _dense_like(prototype, func, args, kwargs):
         return dense
     return prototype._xp.asarray(dense)
 
-
-from . import extras as _numpy_extras  # noqa: E402,F401  (the 2024.12 functions, np.linalg and np.fft: registers its adapters)

@@ -70,8 +70,9 @@ from ._preconditioners import IChol0, ILU0, Jacobi, ichol0, ilu0, jacobi
 from .._array.results import sparray_results as _sparray_results
 
 # the namespace rule (sparray._array.results): called with sparray arrays only, the functions return
-# sparray arrays, the dense factorizations' results included (matmul, tensordot and vecdot are made
-# the main namespace's wrapped functions by sparray/__init__.py, so they stay the same objects)
+# sparray arrays, the dense factorizations' results included (matmul, tensordot and vecdot are the
+# main namespace's: one wrapper per function, so they stay the same objects)
+matmul, tensordot, vecdot = (_sparray_results(f) for f in (matmul, tensordot, vecdot))
 cholesky, cross, det, diagonal, eigh, eigvalsh, inv, matrix_norm, matrix_power, matrix_rank = (
     _sparray_results(f) for f in (cholesky, cross, det, diagonal, eigh, eigvalsh, inv, matrix_norm, matrix_power, matrix_rank)
 )

@@ -73,7 +73,14 @@ def nonzero_rows(dense):
         raise ValueError(f"nonzero_rows: dense must be 2-d (n, m); got shape {dense.shape}")
     if dense.dtype not in DTYPES and dense.dtype != np.bool_:
         raise KernelDeclined(f"nonzero_rows takes bool, int32/64, uint32/64, float and complex rows, not {dense.dtype}")
-    from ..._core.namespace import namespace_of
-    from ..._engine.segments import nonzero_rows_generic
+    # CuPy's nonzero and take, no kernel needed: the generic primitive's steps (sparray._engine.segments,
+    # nonzero_rows_generic), written here since kernels import nothing above them
+    import array_api_compat
 
-    return nonzero_rows_generic(namespace_of(dense), dense)  # CuPy's nonzero and take: no kernel needed
+    xp = array_api_compat.array_namespace(dense)
+    n, m = dense.shape
+    nonzero = dense[:, 0] != 0 if m == 1 else xp.any(dense != 0, axis=1)
+    if int(xp.count_nonzero(nonzero)) == n:
+        return xp.arange(n, dtype=xp.int64), dense
+    keys = xp.astype(xp.nonzero(nonzero)[0], xp.int64, copy=False)
+    return keys, xp.take(dense, keys, axis=0)

@@ -24,7 +24,7 @@ its sparse tensors. ``__dlpack_device__`` still answers where the components liv
 
 from __future__ import annotations
 
-from .base import SparseArray
+from .._array.base import SparseArray
 
 __all__ = ["dlpack_device", "refuse_dlpack", "from_dlpack", "CopyRequiredError"]
 
