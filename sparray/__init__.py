@@ -8,8 +8,9 @@ returns this module, so array-API code written against ``xp`` runs on sparse inp
 >>> (A * 2).to_dense()
 array([10.,  2., 14.,  2.])
 
-Importing sparray imports NumPy and array-api-compat only; numba, CuPy, SciPy and torch are
-imported when an operation first needs them.
+Importing sparray loads this module only: each public name loads its module on first use (NumPy
+and array-api-compat with the first array; numba, CuPy, SciPy and torch when an operation first
+needs them). docs/architecture.md shows the parts and the order of their layers.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ _HOMES = {
     ".io._npz": ("save_npz", "load_npz"),
 }  # fmt: skip
 _SUBPACKAGES = ("interop", "io", "sparse", "linalg", "fft", "kernels")
+_FOLDERS = ("_core", "_engine", "_array", "_layout", "_functions", "_products", "_numpy", "_tools")
 
 # the namespace rule (sparray._array.results): called with sparray arrays only, these return sparray
 # arrays also where their result is dense by nature
@@ -110,6 +112,8 @@ def __getattr__(name):
             value = sparray_results(value)
     elif name in _SUBPACKAGES:
         value = importlib.import_module("." + name, __name__)
+    elif name in _FOLDERS:  # the private parts, as attributes (``sparray._engine.dispatch``) once asked for
+        return importlib.import_module("." + name, __name__)
     elif name == "__array_namespace_info__":
         from ._functions.namespace_info import array_namespace_info as value
     else:

@@ -107,3 +107,32 @@ def test_sizeof_counts_the_components():
 
     A = sparray.asarray(np.eye(100), layout="csr")
     assert sys.getsizeof(A) >= A.nbytes > 0
+
+
+# [COO([[0, 2]], [5.0, 7.0], shape=(3,), fill_value=-1.0), a 2 x 2 BSR (blocksize (1, 2), fill 0.5)], pickled
+# (protocol 2) before the modules moved into folders: the stream names sparray._pickle.rebuild,
+# sparray._coo.COO and sparray._blocked.BSR
+_OLD_PICKLE = (
+    "gAJdcQAoY3NwYXJyYXkuX3BpY2tsZQpyZWJ1aWxkCnEBKGNzcGFycmF5Ll9jb28KQ09PCnECY251bXB5Ll9jb3JlLm11bHRpYXJy"
+    "YXkKX3JlY29uc3RydWN0CnEDY251bXB5Cm5kYXJyYXkKcQRLAIVxBWNfY29kZWNzCmVuY29kZQpxBlgBAAAAYnEHWAYAAABsYXRp"
+    "bjFxCIZxCVJxCodxC1JxDChLAUsBSwKGcQ1jbnVtcHkKZHR5cGUKcQ5YAgAAAGk4cQ+JiIdxEFJxEShLA1gBAAAAPHESTk5OSv//"
+    "//9K/////0sAdHETYoloBlgQAAAAAAAAAAAAAAACAAAAAAAAAHEUaAiGcRVScRZ0cRdiaANoBEsAhXEYaAqHcRlScRooSwFLAoVx"
+    "G2gOWAIAAABmOHEciYiHcR1ScR4oSwNoEk5OTkr/////Sv////9LAHRxH2KJaAZYEAAAAAAAAAAAABRAAAAAAAAAHEBxIGgIhnEh"
+    "UnEidHEjYoZxJEsDhXElaANoBEsAhXEmaAqHcSdScSgoSwEpaB6JaAZYCgAAAAAAAAAAAMOwwr9xKWgIhnEqUnErdHEsYn1xLShY"
+    "BwAAAGNoZWNrZWRxLolYCQAAAGNvYWxlc2NlZHEvTnV0cTBScTFoAShjc3BhcnJheS5fYmxvY2tlZApCU1IKcTJoA2gESwCFcTNo"
+    "CodxNFJxNShLAUsDhXE2aA5YAgAAAGk0cTeJiIdxOFJxOShLA2gSTk5OSv////9K/////0sAdHE6YoloBlgMAAAAAAAAAAEAAAAC"
+    "AAAAcTtoCIZxPFJxPXRxPmJoA2gESwCFcT9oCodxQFJxQShLAUsChXFCaDmJaAZYCAAAAAAAAAAAAAAAcUNoCIZxRFJxRXRxRmJo"
+    "A2gESwCFcUdoCodxSFJxSShLAUsCSwFLAodxSmgeiWgGWCEAAAAAAAAAAADDsD8AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAEBxS2gI"
+    "hnFMUnFNdHFOYodxT0sCSwKGcVBoA2gESwCFcVFoCodxUlJxUyhLASloHoloBlgJAAAAAAAAAAAAw6A/cVRoCIZxVVJxVnRxV2J9"
+    "cVhoLohzdHFZUnFaZS4="
+)
+
+
+def test_pickles_made_before_the_folders_still_load():
+    import base64
+
+    A, B = pickle.loads(base64.b64decode(_OLD_PICKLE))
+    assert type(A) is sparray.COO and A.fill_value.item() == -1.0
+    assert A.to_dense().tolist() == [5.0, -1.0, 7.0]
+    assert type(B) is sparray.BSR and B.blocksize == (1, 2) and B.fill_value.item() == 0.5
+    assert B.to_dense().tolist() == [[1.0, 0.0], [0.0, 2.0]]

@@ -9,3 +9,15 @@ from . import extras as _extras  # noqa: F401  (registers its adapters; imports 
 from .protocols import METHODS, UFUNCS, array_function, array_ufunc, numpy_method
 
 __all__ = ["array_function", "array_ufunc", "numpy_method", "METHODS", "UFUNCS"]
+
+
+def __getattr__(name):
+    """``sparray.<folder>.<module>`` without importing it first (the package loads it on first use)."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"{__name__}.{name}":
+            raise
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

@@ -1,3 +1,15 @@
 """The product engine: ``A @ x``, ``A @ B``, ``tensordot``, ``vecdot``, ``addmm``, SDDMM (``linalg``, ``products``),
 ``softmax``/``log_softmax``, and the lean paths of a 2-D NumPy CSR/CSC (``lean``). See docs/architecture.md.
 """
+
+
+def __getattr__(name):
+    """``sparray.<folder>.<module>`` without importing it first (the package loads it on first use)."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"{__name__}.{name}":
+            raise
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
