@@ -212,4 +212,16 @@ def _install_old_paths():
 
 
 _install_old_paths()
+
+
+def _check_settings():
+    """SPARRAY_BACKEND and SPARRAY_JIT, when set, are read and checked at import (a wrong value
+    fails here, not at the first call): the engine, which reads them, loads now."""
+    import os
+
+    if os.environ.get("SPARRAY_BACKEND") or os.environ.get("SPARRAY_JIT"):
+        from ._engine import dispatch  # noqa: F401
+
+
+_check_settings()
 del annotations  # the __future__ import above is not a public name of the namespace

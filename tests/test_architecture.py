@@ -172,7 +172,8 @@ def test_import_sparray_loads_only_its_namespace():
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('sparray', 'numpy', 'numba', 'scipy', 'torch', 'cupy', 'dask')))\n"
     )
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARRAY_BACKEND", "SPARRAY_JIT")}  # set, they load the engine
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "['sparray']", out.stdout
