@@ -31,6 +31,7 @@ import math
 
 from . import _dtypes, _lean
 from ._base import SparseArray
+from ._conversion import carry_product_facts
 from ._coo import COO
 from ._manipulation import (
     broadcast_shapes,
@@ -88,7 +89,7 @@ def _matrix_operand(A, dtype):
         except ValueError:  # the fill varies along the dense dims: no sparse matrix holds it
             return None
     if A.layout == "coo":
-        A = A.to_layout("csr")
+        A = carry_product_facts(A, A.to_layout("csr"))
     return A if A.dtype == dtype else A.astype(dtype)
 
 
@@ -181,7 +182,7 @@ def _matmul(xp, a, b, dtype):
     if sb and not sa:
         Y = sparse_times_dense(matrix_transpose(B), xp.matrix_transpose(_cast(xp, a, dtype)))
         return xp.matrix_transpose(Y)
-    A, B = A.to_layout("csr"), B.to_layout("csr")
+    A, B = carry_product_facts(A, A.to_layout("csr")), carry_product_facts(B, B.to_layout("csr"))
     bshape = broadcast_shapes(A.batch_shape, B.batch_shape)
     if A.batch_shape != bshape:
         A = broadcast_to(A, (*bshape, *A.shape[-2:])).to_layout("csr")

@@ -36,7 +36,7 @@ import numpy as np
 
 from . import _dispatch
 from ._compress import CSR, _build, _equalize_batches, _Parts, _parts_of
-from ._fill import array_fill_is_zero
+from ._fill import array_fill_is_zero, remember_fill_is_zero
 from ._namespace import backend_kind
 from .kernels._kept import KeptPerArray
 from ._manipulation import broadcast_shapes, broadcast_to
@@ -331,6 +331,8 @@ def _spgemm(opA, opB, out_index_dtype=None, a_values=None, b_values=None):
         out_index_dtype = xp.int32 if max(M, N, nnz) < 2**31 else xp.int64
     parts = _equalize_batches(parts, xp.zeros((1,), dtype=vals.dtype), out_index_dtype)
     zero = xp.zeros((), dtype=vals.dtype)
+    remember_fill_is_zero(zero, True)  # made here: the result's products never ask the device about it
+    remember_all_finite(zero, True)
     return _build(CSR, parts, (*opA.batch_shape, M, N), zero, opA.batch_shape, (), out_index_dtype)
 
 
