@@ -9,8 +9,8 @@ call on an array keeps it per (op, axis) on the array (``A._lean_device_reduce``
 allocates the result's values and makes one launch (two for ``max``/``min`` with unspecified
 elements: the kernel, then the merge with the zero fill). Nothing is read from the device.
 
-Along the compressed axis's runs (a CSR's rows, ``axis=1``) each run is reduced by
-``segment_reduce`` between the pointers. Across it (a CSR's columns, ``axis=0``) ``sum`` adds the
+Along the compressed axis's runs (a CSR's rows, ``axis=1``) each run is reduced by a group of
+lanes (``run_reduce``, as the SpMV's row kernel: sums in the lanes' tree order). Across it (a CSR's columns, ``axis=0``) ``sum`` adds the
 entries into a zeroed column accumulator (``scatter_add``), and ``max``/``min`` reduce through the
 entries' order by column (a stable sort of the column indices, made on the first call and kept).
 
@@ -118,14 +118,19 @@ def _build(A, kind, axis):
 
         st.launch, st.missing = launch, None
         return st
-    perm, bounds = _groups(A, xp, runs, nkeys)
-    name = f"segment_reduce<sp_{kind}, {T}>"
-    args = (perm, bounds, np.int64(nkeys), vals, np.int64(1))
+    if runs:  # a group of lanes per run (run_reduce), straight from the pointers
+        bounds = ptr
+        name, threads, (nseg, nn, lanes) = group_reduce.run_reduce_launch(kind, ptr.dtype, values.dtype, nkeys, n)
+        args = (xp.ascontiguousarray(ptr), nseg, nn, values.reshape(n), lanes)
+    else:  # through the entries in column order (a stable sort, once), a thread per column
+        perm, bounds = _groups(A, xp, nkeys)
+        name, threads = f"segment_reduce<sp_{kind}, {T}>", nkeys
+        args = (perm, bounds, np.int64(nkeys), vals, np.int64(1))
 
     def launch():
-        acc = xp.zeros((nkeys, 1), values.dtype)  # the op's identity for an empty group (the _all launchers')
-        drv.launch(group_reduce.SOURCE, name, nkeys, (*args, acc))
-        return acc.reshape(nkeys)
+        acc = xp.zeros(nkeys, values.dtype)  # the value of an empty group (the *_all launchers' identity)
+        drv.launch(group_reduce.SOURCE, name, threads, (*args, acc))
+        return acc
 
     st.launch = launch
     # sum: a zero fill adds nothing; max/min: a group with an unspecified element meets the fill
@@ -133,21 +138,17 @@ def _build(A, kind, axis):
     return st
 
 
-def _groups(A, xp, runs, nkeys):
-    """(perm int64[n], bounds int64[nkeys + 1]): the entries of each group, kept on the array for
-    every op along that axis. ``runs``: the runs between the pointers (perm the identity); else the
-    entries in the order of their plain indices (a stable sort on the device, made once)."""
+def _groups(A, xp, nkeys):
+    """(perm int64[n], bounds int64[nkeys + 1]): the entries in the order of their plain indices (a
+    stable sort on the device, made once) and each index's run in that order, kept on the array
+    for every op across the pointers' runs."""
     from .kernels.cuda._arrays import stable_argsort
 
     kept = A._lean_device_reduce
-    hit = kept.get(runs)
+    hit = kept.get("by_plain_index")
     if hit is None:
         idx = A._pidx
-        if runs:
-            hit = xp.arange(idx.shape[0], dtype=xp.int64), xp.ascontiguousarray(A._cidx.astype(xp.int64))
-        else:
-            perm = stable_argsort(xp, idx)
-            keys = idx[perm].astype(xp.int64)
-            hit = perm, xp.searchsorted(keys, xp.arange(nkeys + 1, dtype=xp.int64), side="left").astype(xp.int64)
-        kept[runs] = hit
+        perm = stable_argsort(xp, idx)
+        keys = idx[perm].astype(xp.int64)
+        hit = kept["by_plain_index"] = perm, xp.searchsorted(keys, xp.arange(nkeys + 1, dtype=xp.int64), side="left")
     return hit

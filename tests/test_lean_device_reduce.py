@@ -56,7 +56,7 @@ def test_lean_device_reduction_is_the_general_one(layout, kind, axis, shape, dty
         r = func(A, axis=axis)
     assert c.syncs == 0, c.sites
     across = (axis % 2 == 0) == (layout == "csr")  # across the pointers' runs: a CSR's columns
-    kernel = "scatter_add<int, " if kind == "sum" and across else f"segment_reduce<sp_{kind}, "
+    kernel = "scatter_add<" if kind == "sum" and across else "segment_reduce<" if across else "run_reduce<"
     assert [name.split("<")[0] + "<" for _, name in c.launches] == [kernel.split("<")[0] + "<"], c.launches
     assert A.__dict__["_lean_device_reduce"][(kind, axis)], "the lean path did not serve the call"
     assert r.layout == "coo" and r.shape == (shape[1 - axis % 2],) and is_simulated(r.values)
@@ -112,6 +112,6 @@ def test_ops_along_one_axis_share_the_kept_groups():
     A = sp.asarray(_dense((8, 6), np.float64), layout="csr").to_device("simulated")
     sp.max(A, axis=0)
     kept = A.__dict__["_lean_device_reduce"]
-    perm = kept[False][0]
+    perm = kept["by_plain_index"][0]
     sp.min(A, axis=0)
-    assert kept[False][0] is perm  # one sort of the column indices for every op across the rows
+    assert kept["by_plain_index"][0] is perm  # one sort of the column indices for every op across the rows
