@@ -58,6 +58,10 @@ def reduce_axis(A, kind, axis):
     if not st:
         return None
     acc = st.launch()
+    if axis is None:  # every axis: a 0-d array (the public function wraps it by the namespace rule)
+        if st.missing:  # some element is unspecified: it meets the zero fill
+            acc = (st.drv.xp.maximum if kind == "max" else st.drv.xp.minimum)(acc, st.fill)
+        return acc
     if st.missing is not None:  # the zero fill of rows (columns) with unspecified elements
         xp = st.drv.xp
         acc = xp.where(st.missing, (xp.maximum if kind == "max" else xp.minimum)(acc, st.fill), acc)
@@ -69,7 +73,7 @@ def _state_of(A, kind, axis):
     from ._fill import array_fill_is_zero
     from ._namespace import backend_kind
 
-    if type(axis) is not int or not -2 <= axis < 2 or kind not in KINDS:
+    if (axis is not None and (type(axis) is not int or not -2 <= axis < 2)) or kind not in KINDS:
         return False
     if (A.layout not in ("csr", "csc") or A.batch_ndim or A.dense_ndim or backend_kind(A._xp) != "cupy"
             or A.dtype not in (np.float32, np.float64) or A.nse == 0 or 0 in A.shape):  # fmt: skip
@@ -77,7 +81,7 @@ def _state_of(A, kind, axis):
     A._check_contents()
     if not array_fill_is_zero(A):
         return False
-    return _build(A, kind, axis % 2)
+    return _build_all(A, kind) if axis is None else _build(A, kind, axis % 2)
 
 
 def _build(A, kind, axis):
@@ -135,6 +139,24 @@ def _build(A, kind, axis):
     st.launch = launch
     # sum: a zero fill adds nothing; max/min: a group with an unspecified element meets the fill
     st.missing = None if kind == "sum" else (bounds[1:] - bounds[:-1]) < n_red
+    return st
+
+
+def _build_all(A, kind):
+    """The state of ``kind`` over every axis: the array library's reduction of the stored values
+    (a 0-d device array, as the general path's one-group route makes it), then for max/min the
+    zero fill when some element is unspecified."""
+    from .kernels.cuda._driver import driver_for
+
+    values = A._values
+    st = _State()
+    st.drv, st.kind, st.dtype, st.shape = driver_for(values), kind, values.dtype, ()
+    xp = st.drv.xp
+    reduce = {"sum": xp.sum, "max": xp.max, "min": xp.min}[kind]
+    rows = values.reshape(values.shape[0], 1)
+    st.launch = lambda: reduce(rows, axis=0).reshape(())
+    st.fill = xp.zeros((), values.dtype)
+    st.missing = None if kind == "sum" else A.nse < A.shape[0] * A.shape[1]
     return st
 
 

@@ -409,8 +409,8 @@ def _make(kind):
     if kind == "sum":
 
         def func(x, /, *, axis=None, dtype=None, keepdims=False):
-            if dtype is None and not keepdims and type(axis) is int and isinstance(x, SparseArray):
-                lean = _lean.sum_axis(x, axis)  # a 2-D NumPy CSR or CSC: straight to the kernel
+            if dtype is None and not keepdims and isinstance(x, SparseArray) and (type(axis) is int or axis is None):
+                lean = _lean.sum_axis(x, axis)  # a 2-D CSR or CSC: straight to the kernel
                 if lean is not None:
                     return lean
             return match_layout(_reduce(x, axis, keepdims, kind, dtype=dtype), x)
@@ -428,7 +428,7 @@ def _make(kind):
     elif kind in ("max", "min"):
 
         def func(x, /, *, axis=None, keepdims=False):
-            if not keepdims and type(axis) is int and isinstance(x, SparseArray):
+            if not keepdims and isinstance(x, SparseArray) and (type(axis) is int or axis is None):
                 lean = _lean.reduce_axis_device(x, kind, axis)  # a 2-D CSR or CSC on a GPU: straight to the kernel
                 if lean is not None:
                     return lean

@@ -115,3 +115,30 @@ def test_ops_along_one_axis_share_the_kept_groups():
     perm = kept["by_plain_index"][0]
     sp.min(A, axis=0)
     assert kept["by_plain_index"][0] is perm  # one sort of the column indices for every op across the rows
+
+
+@pytest.mark.parametrize("layout", ["csr", "csc"])
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("full", [False, True], ids=["some-unspecified", "every-element-stored"])
+def test_lean_device_reduction_over_every_axis(layout, kind, dtype, full):
+    """axis=None: the array library's reduction of the stored values, with the zero fill when an
+    element is unspecified; a 0-d result (wrapped by the namespace rule), no sync."""
+    rng = np.random.default_rng(1)
+    dense = rng.standard_normal((9, 7)).astype(dtype) + (0 if full else 5)
+    if not full:
+        dense[rng.random(dense.shape) < 0.6] = 0
+    A = sp.asarray(dense, layout=layout).to_device("simulated")
+    func = getattr(sp, kind)
+    func(A)
+    with counting() as c:
+        r = func(A)
+    assert c.syncs == 0, c.sites
+    assert A.__dict__["_lean_device_reduce"][(kind, None)]
+    g = _general(kind, A, None)
+    assert type(r) is type(g) and r.shape == g.shape == ()
+    got, want = r.to_device("cpu").to_dense(), g.to_device("cpu").to_dense()
+    assert got.dtype == want.dtype == dtype
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol)
+    np.testing.assert_allclose(got, getattr(np, kind)(dense), rtol=tol)
