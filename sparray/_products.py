@@ -219,13 +219,13 @@ def sparse_times_dense(A, X):
     op = MatrixOperand(A)
     a = op.fill
     zero_fill = array_fill_is_zero(A)
-    if backend_kind(xp) == "cupy" and xp.isdtype(X.dtype, "real floating"):
+    if backend_kind(xp) == "cupy" and xp.isdtype(X.dtype, ("real floating", "complex floating")):
         # on a GPU the non-finite elements of X are found on the device, not asked about (no wait
         # for the host): a zero fill takes the product, then NaN where an unspecified element met
-        # one; a finite non-zero fill the product plus the unspecified elements' exact term
+        # one; a finite non-zero fill (real) the product plus the unspecified elements' exact term
         if zero_fill:
             return _unread_nan(op, X, op.times(X))
-        if values_all_finite(xp, a):
+        if values_all_finite(xp, a) and xp.isdtype(X.dtype, "real floating"):
             return op.times(X) + _unspecified_term(op, a, X)
     Y = None
     unread = None
@@ -257,8 +257,13 @@ def _unread_nan(op: MatrixOperand, X, Y):
     of X holds a non-finite element in a row that row i of A does not store (an unspecified 0 times
     inf or nan), found on the device. Real floating X. An unbatched CSR takes the registry's
     ``unread_nan`` (a kernel that leaves at once for a finite column); other layouts count the
-    stored non-finite reads with one more product of the pattern."""
+    stored non-finite reads with one more product of the pattern. Complex X: an unspecified 0 times
+    a non-finite element is nan + nan j, as the dense product's; the counts are real."""
     xp = op.xp
+    if xp.isdtype(X.dtype, "complex floating"):
+        bad = xp.astype(~xp.isfinite(X), xp.float32 if X.dtype == xp.complex64 else xp.float64)
+        column = xp.sum(bad, axis=-2, keepdims=True)
+        return xp.where(column > op.pattern_times(bad), xp.asarray(complex(np.nan, np.nan), dtype=Y.dtype), Y)
     if op.layout == "csr" and op.nbatch == 1 and X.ndim == 2:
         offsets, minor = op._indices(False)
         return _dispatch.call("unread_nan", "csr", xp, offsets, minor, X, Y, work=op.parts.nnz + offsets.shape[0])
