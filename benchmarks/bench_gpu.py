@@ -195,11 +195,12 @@ def cases(scale):
             "cupyx": lambda A, axis=axis: A.sum(axis=axis),
             "torch": lambda A, axis=axis: A.sum(dim=axis),
         }, False, None, None))
-    out.append(("max axis=1 uniform", ("uniform",), {
-        "sparray": lambda A: sp.max(A, axis=1),
-        "cupyx": lambda A: A.max(axis=1),
-        "torch": lambda A: A.amax(dim=1),
-    }, False, None, None))
+    for axis in (0, 1):
+        out.append((f"max axis={axis} uniform", ("uniform",), {
+            "sparray": lambda A, axis=axis: sp.max(A, axis=axis),
+            "cupyx": lambda A, axis=axis: A.max(axis=axis),
+            "torch": lambda A, axis=axis: A.amax(dim=axis),
+        }, False, None, None))
     for pair in (("uniform", "uniform_b"), ("rmat", "rmat_t")):
         out.append((f"A + B {pair[0]} + {pair[1]}", pair, {
             "sparray": lambda A, B: A + B,
@@ -216,6 +217,9 @@ def main(argv=None):
     parser.add_argument("--json", type=Path)
     parser.add_argument("--profile", type=Path, help="also write, per row, sparray's host and device time "
                         "(cupyx.profiler.benchmark) and a cProfile of 20 calls to this file")
+    parser.add_argument("--events", type=Path, help="also time, per row, sparray's call with CUDA events: the host "
+                        "path (the call's CPU time), the device time of the call, and for SpMV rows the kernel alone "
+                        "(the launcher on proven inputs); printed and written to this file as JSON")
     args = parser.parse_args(argv)
     import cupy
 
@@ -228,6 +232,7 @@ def main(argv=None):
     print(f"triad (a = b + 2.5 c, 3 GiB): {triad:.0f} GB/s")
     loaded = {}
     rows = []
+    events = {}
     table, with_torch = cases(args.scale)
     for title, names, fns, sparse_result, nbytes, extra in table:
         for n in names:
@@ -264,6 +269,8 @@ def main(argv=None):
                 times[lib] = timed(fn)
                 if args.profile and lib == "sparray":
                     _profile(title, fn, args.profile)
+                if args.events and lib == "sparray":
+                    events[title] = _events(title, fn, mats[0], ops[-1] if title.startswith("SpMV") else None)
             except Exception as e:  # a peer without the operation: the cell says so
                 times[lib] = None
                 checks[lib] = f"{type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}"
@@ -284,8 +291,34 @@ def main(argv=None):
         del results
         cupy.get_default_memory_pool().free_all_blocks()
         _print_row(row, libs)
+    if args.events:
+        args.events.write_text(json.dumps(events, indent=1))
     if args.json:
         args.json.write_text(json.dumps({"device": props["name"].decode(), "triad_GBs": triad, "rows": rows}, indent=1))
+
+
+def _events(title, fn, m, x):
+    """sparray's call timed with CUDA events (cupyx.profiler.benchmark: 50 calls after 3): the host
+    path (CPU time per call: Python, launches and any wait for the device) and the device time
+    (start to end event on the stream); for an SpMV row (``x`` given) also the kernel alone, the
+    CUDA launcher on ``m``'s components with its inputs proven (no checks, no read-back)."""
+    from cupyx.profiler import benchmark
+
+    r = benchmark(fn, n_repeat=50, n_warmup=3)
+    out = {"host_us": float(np.median(r.cpu_times)) * 1e6, "device_us": float(np.median(r.gpu_times)) * 1e6}
+    if x is not None:
+        from sparray.kernels.cuda._trust import proven_inputs
+        from sparray.kernels.cuda.spmm import csr_matmul_dense
+
+        def kernel():
+            with proven_inputs():
+                return csr_matmul_dense(m.ptr, m.idx, m.val, x)
+
+        k = benchmark(kernel, n_repeat=50, n_warmup=3)
+        out["kernel_us"] = float(np.median(k.gpu_times)) * 1e6
+    cells = " ".join(f"{k} {v:9.1f}" for k, v in out.items())
+    print(f"    events {title}: {cells}", flush=True)
+    return out
 
 
 def _profile(title, fn, path):

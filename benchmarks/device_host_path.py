@@ -37,11 +37,12 @@ def _matrix(n, nnz, layout, fill, rng):
 
 #: name -> (op on (A, B same pattern, C another pattern, x, X, D dense sample operands), layouts)
 OPS = {
-    "A @ x": (lambda A, B, C, x, X: A @ x, ("csr", "csc", "bsr", "bsc", "coo")),
+    "A @ x": (lambda A, B, C, x, X: A @ x, ("csr", "csc", "bsr", "bsc", "coo", "csr/skew")),
     "A @ X (8 columns)": (lambda A, B, C, x, X: A @ X, ("csr", "csc", "bsr")),
     "sampled_addmm": (lambda A, B, C, x, X: sp.sampled_addmm(A, X, X.mT), ("csr",)),
     "sum(A, axis=0)": (lambda A, B, C, x, X: sp.sum(A, axis=0), ("csr", "csc", "bsr", "coo")),
     "sum(A, axis=1)": (lambda A, B, C, x, X: sp.sum(A, axis=1), ("csr", "csc", "bsr", "coo")),
+    "max(A, axis=0)": (lambda A, B, C, x, X: sp.max(A, axis=0), ("csr", "csc")),
     "max(A, axis=1)": (lambda A, B, C, x, X: sp.max(A, axis=1), ("csr", "csc")),
     "sum(A)": (lambda A, B, C, x, X: sp.sum(A), ("csr",)),
     "A * 2 + 1": (lambda A, B, C, x, X: A * 2.0 + 1.0, ("csr", "coo")),
@@ -54,10 +55,24 @@ OPS = {
 }  # fmt: skip
 
 
+def _skewed(nnz, rng):
+    """A CSR of ``nnz`` random entries plus one full row of 2000: rows skewed enough for the
+    merge-path SpMV (a longest row over 1024 entries and 16 times the mean)."""
+    n = 2000
+    dense = np.zeros((n, n))
+    dense[rng.integers(0, n, nnz), rng.integers(0, n, nnz)] = rng.standard_normal(nnz)
+    dense[7] = rng.standard_normal(n)
+    return dense, sp.asarray(dense, layout="csr")
+
+
 def _operands(layout, n, nnz, fill, seed):
     rng = np.random.default_rng(seed)
-    _, A = _matrix(n, nnz, layout, fill, rng)
-    _, C = _matrix(n, nnz, layout, fill, rng)
+    if layout == "csr/skew":
+        (_, A), (_, C) = _skewed(nnz, rng), _skewed(nnz, rng)
+        n = A.shape[0]
+    else:
+        _, A = _matrix(n, nnz, layout, fill, rng)
+        _, C = _matrix(n, nnz, layout, fill, rng)
     A, C = A.to_device("simulated"), C.to_device("simulated")
     B = A * 2.0  # same pattern, new values
     x = sim.to_simulated(rng.standard_normal(n))
@@ -105,11 +120,12 @@ def main(argv=None):
     warnings.simplefilter("ignore")
     n = max(10, int(round((args.nnz * 10) ** 0.5)))  # about 10% dense
     print(f"simulated CUDA device, {args.nnz} stored elements ({n} x {n}), fill 0; host us: launches recorded, not run")
-    print(f"{'operation':24} {'layout':6} {'syncs first':>11} {'again':>6} {'launches':>8} {'host us':>8}")
+    print("(csr/skew: 2000 x 2000, one full row beside the entries: the merge-path SpMV)")
+    print(f"{'operation':24} {'layout':8} {'syncs first':>11} {'again':>6} {'launches':>8} {'host us':>8}")
     for op, (_, layouts) in OPS.items():
         for layout in layouts:
             s1, s2, nl, us, recorded, sites = measure(op, layout, n=n, nnz=args.nnz, repeats=args.repeats)
-            print(f"{op:24} {layout:6} {s1:>11} {s2:>6} {nl:>8} {us:>8.1f}" + ("" if recorded else " (kernels run: sized by data)"))
+            print(f"{op:24} {layout:8} {s1:>11} {s2:>6} {nl:>8} {us:>8.1f}" + ("" if recorded else " (kernels run: sized by data)"))
             if args.sites and sites:
                 for site in sites:
                     print(f"{'':32}{site}")

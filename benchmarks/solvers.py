@@ -4,6 +4,7 @@
     python benchmarks/bench.py --solvers                  # 1e3 ... 1e6 unknowns, ~3 min
     python benchmarks/bench.py --solvers --sizes 1e3,1e4  # some sizes only
     python benchmarks/bench.py --solvers --only cg        # methods whose name contains this
+    python benchmarks/solvers.py --drift --sizes 1e4,1e5  # bicgstab's iterations: whose rounding moves them
 
 What a user meets: the 5-point Laplacian on a ``k x k`` grid (``k * k`` unknowns, Dirichlet
 boundary) built by scipy as a CSR array with int32 indices and handed to sparray with
@@ -129,13 +130,83 @@ def _agree(name, x_sp, x_sc, S, b):
     return residual(x_sp) <= max(10 * RTOL, 2 * residual(x_sc))
 
 
+def drift(sizes) -> None:
+    """bicgstab's iteration counts with each library's SpMV and vector arithmetic swapped in turn.
+
+    The two libraries run the same algorithm: sparray's bicgstab given scipy's product (a
+    LinearOperator around the scipy CSR) and scipy's vector arithmetic (BLAS ddot; updates as NumPy
+    temporaries ``y += a * x``, no fused multiply-add) reproduces scipy's iterates bit for bit. The
+    counts then move with the last bits alone: scipy itself, given sparray's product (four partial
+    sums per row, contracted to FMA), takes another count, as does sparray with its own long-vector
+    kernels (``kernels/cpu/vector.py``: 16 slices per dot, FMA updates)."""
+    import scipy.sparse.linalg as sla
+
+    import sparray
+    from sparray.interop.scipy import from_scipy
+    from sparray.linalg import _iterative
+
+    V = _iterative._Vectors
+    saved = (V.__init__, V.axpy, V.aypx)
+
+    def scipy_arithmetic(on):
+        if not on:
+            V.__init__, V.axpy, V.aypx = saved
+            return
+
+        def init(self, xp, dtype, n):
+            saved[0](self, xp, dtype, n)
+            self._vk = self._axpy = self._scal = None  # BLAS dots, ufunc updates
+
+        def axpy(self, y, a, x):
+            y += a * x
+
+        def aypx(self, y, a, x):
+            y *= a
+            y += x
+
+        V.__init__, V.axpy, V.aypx = init, axpy, aypx
+
+    def count(solve, A, b):
+        calls = []
+        x, info = solve(A, b, rtol=RTOL, callback=calls.append)
+        return len(calls) if info == 0 else f"info {info}", x
+
+    print(f"bicgstab on the 2-D Poisson problem, rtol {RTOL:g}, b random: iterations")
+    head = f"{'unknowns':>9} {'scipy':>6} {'scipy + sparray SpMV':>21} {'sparray':>8} {'sparray, scipy arith. + SpMV':>29} {'(x equal)':>9} {'sparray, scipy arith.':>22}"
+    print(head)
+    print("-" * len(head))
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        S = poisson(n)
+        A = from_scipy(S)
+        b = rng.standard_normal(S.shape[0])
+        sc_op = sla.LinearOperator(S.shape, matvec=lambda v: S @ v, dtype=S.dtype)
+        sp_op = sla.LinearOperator(S.shape, matvec=lambda v: A @ v, dtype=S.dtype)
+        k_sc, x_sc = count(sla.bicgstab, sc_op, b)
+        k_sc_sp, _ = count(sla.bicgstab, sp_op, b)
+        k_sp, _ = count(sparray.linalg.bicgstab, A, b)
+        scipy_arithmetic(True)
+        try:
+            k_same, x_same = count(sparray.linalg.bicgstab, sc_op, b)
+            k_arith, _ = count(sparray.linalg.bicgstab, A, b)
+        finally:
+            scipy_arithmetic(False)
+        same = "yes" if np.array_equal(x_same, x_sc) else "NO"
+        print(f"{S.shape[0]:>9} {k_sc:>6} {k_sc_sp:>21} {k_sp:>8} {k_same:>29} {same:>9} {k_arith:>22}")
+        sys.stdout.flush()
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default=None, help="comma-separated unknowns, e.g. 1e3,1e4")
     ap.add_argument("--only", default=None, help="run the methods whose name contains this")
+    ap.add_argument("--drift", action="store_true", help="bicgstab's iterations with each library's SpMV and vector arithmetic")
     args = ap.parse_args(argv)
     sizes = [int(float(s)) for s in args.sizes.split(",")] if args.sizes else list(SIZES)
     warnings.filterwarnings("ignore")
+    if args.drift:
+        drift(sizes if args.sizes else [1_000, 10_000, 100_000])
+        return 0
 
     import scipy
 

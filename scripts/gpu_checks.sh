@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The checks that need a GPU, for a session that has one (CI has none): run from the repository root.
-#   1. benchmarks/bench_gpu.py on a quiet GPU (sparray beside cupyx.scipy.sparse and torch);
+#   1. benchmarks/bench_gpu.py on a quiet GPU (sparray beside cupyx.scipy.sparse and torch), with
+#      sparray's host path, device time and SpMV kernel alone timed by CUDA events (events.json);
 #   2. the CUDA kernel tests and the public ops on CuPy data (tests/test_cuda_*.py, tests/test_gpu_public.py);
-#   3. the same tests under compute-sanitizer memcheck, without CuPy's memory pool, side by side with 2.
-# Logs go to $OUT (default /tmp/gpu_checks). Time limits: BENCH_S, TEST_S, SAN_S seconds.
+#   3. the same tests under compute-sanitizer memcheck, without CuPy's memory pool, side by side with 2;
+#   4. tests/test_interop_torch.py on CUDA tensors (DLPack both ways, zero copy).
+# Logs go to $OUT (default /tmp/gpu_checks). Time limits: BENCH_S, TEST_S, SAN_S, TORCH_S seconds.
 set -u
 out=${OUT:-/tmp/gpu_checks}
 mkdir -p "$out"
@@ -17,7 +19,8 @@ py=${PYTHON:-python3}
 } > "$out/device.txt" 2>&1
 cat "$out/device.txt"
 
-timeout "${BENCH_S:-150}" $py benchmarks/bench_gpu.py --json "$out/bench_gpu.json" > "$out/bench_gpu.txt" 2>&1
+timeout "${BENCH_S:-200}" $py benchmarks/bench_gpu.py --json "$out/bench_gpu.json" --events "$out/events.json" \
+  > "$out/bench_gpu.txt" 2>&1
 echo "bench rc=$?"; cat "$out/bench_gpu.txt"
 
 files=$(ls tests/test_cuda_*.py | grep -v -e test_cuda_emulator.py -e test_cuda_core_emulated.py)
@@ -33,3 +36,6 @@ timeout "${TEST_S:-300}" $py -m pytest -p no:cacheprovider -n 6 --dist load -q -
 echo "tests rc=$?"; tail -60 "$out/tests.txt"
 wait $san
 echo "memcheck rc=$?"; grep -cE " PASSED " "$out/memcheck.txt"; grep -E "ERROR SUMMARY|Invalid| FAILED | passed| failed" "$out/memcheck.txt" | head -40
+
+timeout "${TORCH_S:-120}" $py -m pytest -p no:cacheprovider -q -rfEs -k "cuda" tests/test_interop_torch.py > "$out/torch_cuda.txt" 2>&1
+echo "torch cuda rc=$?"; tail -15 "$out/torch_cuda.txt"

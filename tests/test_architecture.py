@@ -36,11 +36,7 @@ LAYERS = [
 FORWARD = "sparray._array.forward"
 #: imports still running up, each with its reason; the test fails when one of them is gone, so the
 #: list only shrinks
-STILL_UP = {
-    # to_device tells a device copy what the host array proved (finite values: kept by the products);
-    # the facts belong in the engine once the GPU product work on both files has landed
-    ("sparray._layout.conversion", "sparray._products.products"),
-}
+STILL_UP: set = set()
 
 
 def layer_of(module):

@@ -12,7 +12,7 @@ from sparray.kernels.cpu.group_reduce import group_reduce as cpu_group_reduce
 from sparray.kernels.cpu.scatter import nonzero_rows as cpu_nonzero_rows
 from sparray.kernels.cpu.scatter import scatter_sum as cpu_scatter_sum
 from sparray.kernels.cpu.group_reduce import group_reduce_rows as cpu_group_reduce_rows
-from sparray.kernels.cuda.group_reduce import group_reduce, group_reduce_rows
+from sparray.kernels.cuda.group_reduce import group_reduce, group_reduce_rows, reduce_runs
 from sparray.kernels.cuda.scatter import DTYPES as SCATTER_DTYPES
 from sparray.kernels.cuda.scatter import nonzero_rows, scatter_sum
 
@@ -100,6 +100,40 @@ def test_group_reduce_rows_bad_pointers(device):
         msg = _same_errors(lambda: group_reduce_rows(to_device(np.array(offsets), device), v, "sum"),
                            lambda: cpu_group_reduce_rows(np.array(offsets), np.ones((3, 1)), "sum"))  # fmt: skip
         assert "offsets" in msg
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("op", ["sum", "max", "min"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("index_dtype", INDEX_DTYPES, ids=str)
+@pytest.mark.parametrize("lengths", [[0, 1, 2, 3, 40, 0, 100, 5], "random", [0, 0, 0], [33], []], ids=str)
+def test_reduce_runs_matches_numpy(device, op, dtype, index_dtype, lengths):
+    """run_reduce (a group of lanes per run, the lean device reductions' kernel) against NumPy:
+    runs shorter and longer than a warp, empty runs (value 0), nan propagating through max/min."""
+    rng = np.random.default_rng(3)
+    lengths = rng.integers(0, 70, size=300) if lengths == "random" else np.array(lengths, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(index_dtype)
+    v = rng.standard_normal(int(offsets[-1])).astype(dtype)
+    if v.size > 50:
+        v[[7, 45]] = np.nan, -np.inf
+    got = reduce_runs(to_device(offsets, device), to_device(v, device), op)
+    assert got.dtype == dtype and got.shape == (len(offsets) - 1,)
+    with np.errstate(invalid="ignore"):
+        want = np.array([getattr(np, op)(v[a:b]) if b > a else 0 for a, b in zip(offsets[:-1], offsets[1:])], dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(to_host(got), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_reduce_runs_checks_its_input(device):
+    v = to_device(np.ones(3), device)
+    for offsets in ([0, 2, 1, 3], [0, 2, 4], [1, 3]):
+        with pytest.raises(ValueError, match="offsets"):
+            reduce_runs(to_device(np.array(offsets), device), v, "sum")
+    with pytest.raises(KernelDeclined):
+        reduce_runs(to_device(np.array([0, 3]), device), to_device(np.ones(3, np.int64), device), "sum")
+    with pytest.raises(KernelDeclined):
+        reduce_runs(to_device(np.array([0, 3]), device), v, "prod")
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -1,5 +1,5 @@
-"""Sparse @ dense on the CUDA backend (kernels/cuda/spmm.cu): CSR (row groups, entry-balanced
-split), BSR, CSC and BSC, emulated in CI and on CuPy where a GPU is, against the numba kernels
+"""Sparse @ dense on the CUDA backend (kernels/cuda/spmm.cu): CSR (row groups; skewed: the merge
+path for a vector, tests/test_cuda_spmv_merge.py, the entry-balanced split for a matrix), BSR, CSC and BSC, emulated in CI and on CuPy where a GPU is, against the numba kernels
 and dense NumPy: every numeric dtype, int32/int64 indices, vectors and matrices, empty and skewed
 rows, one huge row, report_finite, bad pointers and indices (the same messages as numba)."""
 
@@ -83,9 +83,10 @@ def test_csr_and_csc_match_dense(device, dtype):
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("ncols", NCOLS)
 @pytest.mark.parametrize("dtype", ["float64", "int32", "complex64", "uint8"])
-def test_skewed_rows_take_the_balanced_kernel(device, ncols, dtype, monkeypatch):
+def test_skewed_rows_take_the_balanced_kernels(device, ncols, dtype, monkeypatch):
     """One row far longer than the rest (and one row longer than a chunk, rows crossing chunk
-    edges, empty rows at the edges): the entry-balanced csr_split, against numba."""
+    edges, empty rows at the edges): the merge-path SpMV (x a vector or one column) or the
+    entry-balanced csr_split (several columns), against dense NumPy."""
     monkeypatch.setattr(spmm, "SKEW_MIN", 40)
     rng = np.random.default_rng(5)
     M, K = 60, 300

@@ -499,3 +499,26 @@ def test_cg_poisson_2500_matches_scipy():
         xs, info_s, ks = scipy_counted(name, As, b, rtol=1e-8)
         assert info == info_s == 0 and abs(k - ks) <= 1, (name, k, ks)
         np.testing.assert_allclose(x, xs, rtol=1e-6, atol=1e-8 * np.abs(xs).max())
+
+
+@pytest.mark.parametrize("m", [12, 40])
+def test_bicgstab_is_scipys_algorithm_bit_for_bit(m):
+    """Given scipy's product (a LinearOperator around the scipy CSR) and scipy's vector arithmetic
+    (below BLAS_MIN_N elements the updates are NumPy ufuncs through a buffer: ``a * x`` rounded, then
+    added, as scipy's ``x += a * p``; the dots BLAS's), bicgstab repeats scipy's iterates bit for bit:
+    same order of operations, stopping tests and breakdown tests. What moves the iteration counts on
+    the benchmark's Poisson problem is rounding alone (benchmarks/solvers.py --drift, docs/linalg.md)."""
+    from sparray.linalg._iterative import BLAS_MIN_N
+
+    D = convection_diffusion(m, c=0.3) if m < 20 else poisson(m)
+    assert D.shape[0] < BLAS_MIN_N
+    S = sp.csr_array(D)
+    op = sla.LinearOperator(S.shape, matvec=lambda v: S @ v, dtype=S.dtype)
+    b = np.random.default_rng(2).standard_normal(D.shape[0])
+    iterates, iterates_s = [], []
+    x, info = bicgstab(op, b, rtol=1e-10, callback=lambda xk: iterates.append(xk.copy()))
+    xs, info_s = sla.bicgstab(op, b, rtol=1e-10, callback=lambda xk: iterates_s.append(xk.copy()))
+    assert info == info_s == 0 and len(iterates) == len(iterates_s) > 5
+    for a, c in zip(iterates, iterates_s):
+        np.testing.assert_array_equal(a, c)
+    np.testing.assert_array_equal(x, xs)

@@ -331,8 +331,38 @@ def test_ilu_ic_errors(factory, what):
         factory(make_coo(np.random.default_rng(0), (3, 3, 2), 2)[0])  # a hybrid matrix
     xp = pytest.importorskip("array_api_strict")
     A = sparray.COO(xp.asarray([[0, 1], [0, 1]]), xp.asarray([2.0, 3.0]), shape=(2, 2))
-    with pytest.raises(TypeError, match=f"{what.replace('(', '.').replace(')', '.')} runs on NumPy data only for now.*array_api_strict"):
-        factory(A)
+    M = factory(A)  # another namespace: factored on the host, applied in that namespace
+    with pytest.raises(TypeError, match="v is an array of .*numpy, but the preconditioner's are arrays of array_api_strict"):
+        M @ np.ones(2)
+
+
+@pytest.mark.parametrize("factory", [ilu0, ichol0])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_level_scheduled_apply_in_another_namespace(factory, dtype):
+    """Factors of an array_api_strict matrix are applied by level schedules in that namespace (array
+    API calls only): the same result as the numba solves of the NumPy factors, for one vector and for
+    columns, and the input is not written."""
+    xs = pytest.importorskip("array_api_strict")
+    rng = np.random.default_rng(4)
+    n = 40
+    D = np.where(rng.random((n, n)) < 0.12, rng.standard_normal((n, n)), 0.0)
+    if dtype.startswith("complex"):
+        D = D + np.where(D != 0, 1j * rng.standard_normal((n, n)), 0)
+    D = D + D.conj().T + 2 * n * np.eye(n) if factory is ichol0 else D + n * np.eye(n)
+    H = sparray.asarray(D.astype(dtype), layout="csr")
+    A = sparray.CSR(xs.asarray(H.crow_indices), xs.asarray(H.col_indices), xs.asarray(H.values), shape=H.shape)
+    M, Mh = factory(A), factory(H)
+    assert M._device is not None and M._device.levels[0] > 2
+    for shape in ((n,), (n, 3)):
+        v = rng.standard_normal(shape).astype(dtype)
+        vx = xs.asarray(v)
+        y = M @ vx
+        assert type(y).__module__.startswith("array_api_strict") and y.shape == shape
+        np.testing.assert_allclose(np.asarray(y), Mh @ v, rtol=TOL[dtype], atol=TOL[dtype])
+        np.testing.assert_array_equal(np.asarray(vx), v)
+    # sparray vectors, and a real vector to complex factors (promoted)
+    y = M @ sparray.asarray(xs.asarray(np.ones(n, dtype)))
+    np.testing.assert_allclose(np.asarray(y), Mh @ np.ones(n, dtype), rtol=TOL[dtype], atol=TOL[dtype])
 
 
 def test_zero_and_non_positive_pivots():

@@ -229,8 +229,8 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
     fills = xp.reshape(xp.permute_dims(fill, tuple(perm_f)) if perm_f else fill, (1, m, rd))
 
     dense_anyway = groups.by_plain  # the grouped route of a CSR's column sums scatters into nkeys rows too
-    if kind == "sum" and zero_fill and rd and not groups.all_groups and groups.keys is not None and groups.kept and (
-        groups.nkeys <= 4 * n + 65536 or dense_anyway
+    if kind == "sum" and zero_fill and rd and groups.keys is not None and groups.kept and (
+        groups.all_groups or groups.nkeys <= 4 * n + 65536 or dense_anyway
     ):
         # zero fill: no counts needed; one dense scatter-add, then keep the non-zero sums
         # keys from the first sparse dim are sorted in any row-major COO (the kernel checks,
@@ -241,8 +241,10 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
         )
         if rd > 1 or perm_v != sorted(perm_v):
             dense = _local(xp, kind, entries.like(dense))
-        # the non-zero sums and their keys (no gather when every key has one)
-        keys, result = _dispatch.call("nonzero_rows", "dense", xp, dense, work=groups.nkeys)
+        if groups.all_groups:  # every group is kept (a device): the scatter's rows are the result
+            keys, result = xp.arange(groups.nkeys, dtype=xp.int64), dense
+        else:  # the non-zero sums and their keys (no gather when every key has one)
+            keys, result = _dispatch.call("nonzero_rows", "dense", xp, dense, work=groups.nkeys)
     else:
         keys, result, _ = _grouped(xp, kind, groups, entries, fills, total, correction, zero_fill, device)
     empty_result = _finish(
@@ -408,8 +410,8 @@ def _make(kind):
     if kind == "sum":
 
         def func(x, /, *, axis=None, dtype=None, keepdims=False):
-            if dtype is None and not keepdims and type(axis) is int and isinstance(x, SparseArray):
-                lean = _lean.sum_axis(x, axis)  # a 2-D NumPy CSR or CSC: straight to the kernel
+            if dtype is None and not keepdims and isinstance(x, SparseArray) and (type(axis) is int or axis is None):
+                lean = _lean.sum_axis(x, axis)  # a 2-D CSR or CSC: straight to the kernel
                 if lean is not None:
                     return lean
             return match_layout(_reduce(x, axis, keepdims, kind, dtype=dtype), x)
@@ -423,6 +425,15 @@ def _make(kind):
 
         def func(x, /, *, axis=None, correction=0.0, keepdims=False):
             return match_layout(_reduce(x, axis, keepdims, kind, correction=correction), x)
+
+    elif kind in ("max", "min"):
+
+        def func(x, /, *, axis=None, keepdims=False):
+            if not keepdims and isinstance(x, SparseArray) and (type(axis) is int or axis is None):
+                lean = _lean.reduce_axis_device(x, kind, axis)  # a 2-D CSR or CSC on a GPU: straight to the kernel
+                if lean is not None:
+                    return lean
+            return match_layout(_reduce(x, axis, keepdims, kind), x)
 
     else:
 

@@ -17,6 +17,7 @@ from .._core.dtypes import resolve_dtype
 from .._core.fill import normalize_fill, same_value
 from .._core.keys import index_dtype_for, linear_keys, unravel
 from .._core.namespace import namespace_of
+from ..kernels._kept import KeptPerArray
 
 __all__ = ["to_dense", "from_dense", "move_components", "to_layout", "match_layout", "astype", "LAYOUTS"]
 
@@ -206,7 +207,7 @@ def carry_facts(src, dst):
         remember_fill_is_zero(dst._fill, known)
     if not to_device:
         return dst
-    from .._products.products import remember_all_finite, values_all_finite
+    from .._engine.facts import remember_all_finite, values_all_finite
 
     src._check_contents()
     dst._checked = True
@@ -219,7 +220,44 @@ def carry_facts(src, dst):
 
         cidx = np.asarray(src._cidx)
         remember_longest_row(dst._cidx, int(np.max(np.diff(cidx))) if cidx.shape[0] > 1 else 0)
+    elif src.layout == "coo" and src.ndim == 2 and src.is_coalesced:
+        import numpy as np
+
+        rows = np.asarray(src._indices[0])
+        _CONVERTED_LONGEST.put(dst._indices, int(np.bincount(rows).max()) if rows.shape[0] else 0)
     return dst
+
+
+#: the indices a 2-d COO or CSC holds -> the longest row of the CSR they convert to
+_CONVERTED_LONGEST = KeptPerArray()
+
+
+def carry_product_facts(src, csr):
+    """``csr`` (the 2-d COO or CSC ``src`` converted for a product, on a GPU) told its longest row
+    and whether its values are finite, which the product would otherwise ask the device. A product
+    of a COO (or of ``B.mT``, a CSC) converts on every call, so what the first conversion learns
+    (a read each, made by the product anyway) is kept for ``src``: the longest row for the indices
+    that decide it (the COO's, the CSC's row indices), finiteness for its values (then carried by
+    every later conversion). Later conversions read nothing. Returns ``csr``.
+    """
+    from .._core.namespace import backend_kind
+
+    if src.ndim != 2 or src.layout not in ("coo", "csc") or csr.layout != "csr" or backend_kind(src._xp) != "cupy":
+        return csr
+    from .._engine.facts import known_all_finite, remember_all_finite, values_all_finite
+    from ..kernels.cuda.spmm import longest_row, remember_longest_row
+
+    key = src._indices if src.layout == "coo" else src._pidx
+    known = _CONVERTED_LONGEST.get(key)
+    if known is not None:
+        remember_longest_row(csr._cidx, known)
+    else:
+        known = longest_row(csr._cidx, csr.nse)
+        if known >= 0:
+            _CONVERTED_LONGEST.put(key, known)
+    if known_all_finite(src._values) is None and (src.layout == "csc" or src._coalesced):
+        remember_all_finite(src._values, values_all_finite(csr._xp, csr._values))  # the same elements
+    return csr
 
 
 LAYOUTS = ("coo", "csr", "csc", "bsr", "bsc")
@@ -232,6 +270,25 @@ def to_layout(A, layout, *, blocksize=None, dense_ndim=None):
     kept). ``dense_ndim`` moves trailing sparse dims into the dense part (or back); for the
     compressed layouts the dims before the last two non-dense dims are batch dims.
     """
+    out = _to_layout(A, layout, blocksize, dense_ndim)
+    if out is not A:
+        _carry_finite_values(A, out)
+    return out
+
+
+def _carry_finite_values(src, dst):
+    """Keep for ``dst`` (``src`` in another layout) that its values are finite when that is known of
+    ``src``'s values and fill: a conversion moves values, pads blocks with the fill and sums only
+    the duplicates of an uncoalesced COO (which may overflow, so those carry nothing). Nothing is
+    computed: on a GPU the next product then has nothing to ask."""
+    from .._engine.facts import known_all_finite, remember_all_finite
+
+    if known_all_finite(src._values) and known_all_finite(src._fill) and (src.layout != "coo" or src._coalesced):
+        remember_all_finite(dst._values, True)
+        remember_all_finite(dst._fill, True)
+
+
+def _to_layout(A, layout, blocksize, dense_ndim):
     from . import compress as _compress
 
     if layout not in LAYOUTS:
@@ -244,7 +301,7 @@ def to_layout(A, layout, *, blocksize=None, dense_ndim=None):
             coo = _compress.move_dense_to_sparse(coo, coo.ndim - dense_ndim)
         else:
             coo = _compress.pack_sparse_dims(coo, dense_ndim)
-        return to_layout(coo, layout, blocksize=blocksize)
+        return _to_layout(coo, layout, blocksize, None)
     blocked = layout in ("bsr", "bsc")
     src_block = A.blocksize if getattr(A, "_blocked", False) else None
     if blocked and blocksize is None:

@@ -333,6 +333,21 @@ def _coo_class():
     return _COO[0]
 
 
+def reduce_axis_device(A, kind, axis):
+    """``lean_device_reduce.reduce_axis`` (sum, max or min along one axis on a GPU), imported on
+    the first such call, or None for the general path (at once for NumPy data)."""
+    if type(A._values) is np.ndarray:
+        return None
+    if not _DEVICE_REDUCE:
+        from .lean_device_reduce import reduce_axis
+
+        _DEVICE_REDUCE.append(reduce_axis)
+    return _DEVICE_REDUCE[0](A, kind, axis)
+
+
+_DEVICE_REDUCE = []
+
+
 def sum_axis(A, axis):
     """``sparray.sum(A, axis=axis)`` (no dtype, no keepdims) of a 2-D CSR or CSC with a zero fill
     and a floating or complex dtype, for ``axis`` 0 or 1 (or -2, -1), or None for the general path.
@@ -342,6 +357,8 @@ def sum_axis(A, axis):
     compressed axis's runs (a CSR's rows, axis=1) each run is summed left to right
     (``group_reduce_rows``' order); across it (a CSR's columns, axis=0) the entries are added in
     order into a zeroed accumulator, as the general path's scatter adds them on one thread."""
+    if type(A._values) is not np.ndarray:
+        return reduce_axis_device(A, "sum", axis)
     st = A.__dict__.get("_lean")
     if st is None:
         st = lean_of(A)

@@ -33,6 +33,7 @@ from .._core import dtypes as _dtypes
 from . import lean as _lean
 from .._array.base import SparseArray
 from .._array.coo import COO
+from .._layout.conversion import carry_product_facts
 from .._functions.manipulation import (
     broadcast_shapes,
     broadcast_to,
@@ -89,7 +90,7 @@ def _matrix_operand(A, dtype):
         except ValueError:  # the fill varies along the dense dims: no sparse matrix holds it
             return None
     if A.layout == "coo":
-        A = A.to_layout("csr")
+        A = carry_product_facts(A, A.to_layout("csr"))
     return A if A.dtype == dtype else A.astype(dtype)
 
 
@@ -182,7 +183,7 @@ def _matmul(xp, a, b, dtype):
     if sb and not sa:
         Y = sparse_times_dense(matrix_transpose(B), xp.matrix_transpose(_cast(xp, a, dtype)))
         return xp.matrix_transpose(Y)
-    A, B = A.to_layout("csr"), B.to_layout("csr")
+    A, B = carry_product_facts(A, A.to_layout("csr")), carry_product_facts(B, B.to_layout("csr"))
     bshape = broadcast_shapes(A.batch_shape, B.batch_shape)
     if A.batch_shape != bshape:
         A = broadcast_to(A, (*bshape, *A.shape[-2:])).to_layout("csr")

@@ -36,9 +36,9 @@ import numpy as np
 
 from .._engine import dispatch as _dispatch
 from .._layout.compress import CSR, _build, _equalize_batches, _Parts, _parts_of
-from .._core.fill import array_fill_is_zero
+from .._core.fill import array_fill_is_zero, remember_fill_is_zero
 from .._core.namespace import backend_kind
-from ..kernels._kept import KeptPerArray
+from .._engine.facts import all_finite, remember_all_finite, values_all_finite
 from .._functions.manipulation import broadcast_shapes, broadcast_to
 
 __all__ = [
@@ -46,43 +46,6 @@ __all__ = [
 ]  # fmt: skip
 
 _COLUMN_MAJOR = {"csc": True, "bsc": True, "csr": False, "bsr": False}
-
-
-def all_finite(xp, x) -> bool:
-    """Whether every element of ``x`` is finite (the registry's ``all_finite``: a parallel pass for
-    NumPy data, one sum elsewhere)."""
-    if not xp.isdtype(x.dtype, ("real floating", "complex floating")):
-        return True
-    size = math.prod(x.shape)
-    if size == 0:
-        return True
-    return bool(_dispatch.call("all_finite", "dense", xp, x, work=size))
-
-
-def values_all_finite(xp, values) -> bool:
-    """:func:`all_finite` of an array's stored values (or fill), kept per values object while it
-    lives: the values of a sparse array never change in place behind its back, so ``A @ A`` in a
-    loop asks the device once. Arrays moved with ``to_device`` learn it on the host."""
-    answer = _FINITE.get(values)
-    if answer is None:
-        answer = all_finite(xp, values)
-        _FINITE.put(values, answer)
-    return answer
-
-
-def remember_all_finite(values, answer: bool) -> None:
-    """Record whether ``values`` holds only finite elements (for :func:`values_all_finite`)."""
-    _FINITE.put(values, bool(answer))
-
-
-_FINITE = KeptPerArray()
-
-
-@_dispatch.register("all_finite", "dense", "generic")
-def _all_finite_generic(xp, x) -> bool:
-    """One sum: finite unless some element is inf or nan (an overflowing sum also says no, so a
-    finite array may take the exact slow route, never the reverse)."""
-    return bool(xp.isfinite(xp.sum(x)))
 
 
 def unused_rows_of_x(A, x_size):
@@ -219,13 +182,13 @@ def sparse_times_dense(A, X):
     op = MatrixOperand(A)
     a = op.fill
     zero_fill = array_fill_is_zero(A)
-    if backend_kind(xp) == "cupy" and xp.isdtype(X.dtype, "real floating"):
+    if backend_kind(xp) == "cupy" and xp.isdtype(X.dtype, ("real floating", "complex floating")):
         # on a GPU the non-finite elements of X are found on the device, not asked about (no wait
         # for the host): a zero fill takes the product, then NaN where an unspecified element met
-        # one; a finite non-zero fill the product plus the unspecified elements' exact term
+        # one; a finite non-zero fill (real) the product plus the unspecified elements' exact term
         if zero_fill:
             return _unread_nan(op, X, op.times(X))
-        if values_all_finite(xp, a):
+        if values_all_finite(xp, a) and xp.isdtype(X.dtype, "real floating"):
             return op.times(X) + _unspecified_term(op, a, X)
     Y = None
     unread = None
@@ -257,8 +220,13 @@ def _unread_nan(op: MatrixOperand, X, Y):
     of X holds a non-finite element in a row that row i of A does not store (an unspecified 0 times
     inf or nan), found on the device. Real floating X. An unbatched CSR takes the registry's
     ``unread_nan`` (a kernel that leaves at once for a finite column); other layouts count the
-    stored non-finite reads with one more product of the pattern."""
+    stored non-finite reads with one more product of the pattern. Complex X: an unspecified 0 times
+    a non-finite element is nan + nan j, as the dense product's; the counts are real."""
     xp = op.xp
+    if xp.isdtype(X.dtype, "complex floating"):
+        bad = xp.astype(~xp.isfinite(X), xp.float32 if X.dtype == xp.complex64 else xp.float64)
+        column = xp.sum(bad, axis=-2, keepdims=True)
+        return xp.where(column > op.pattern_times(bad), xp.asarray(complex(np.nan, np.nan), dtype=Y.dtype), Y)
     if op.layout == "csr" and op.nbatch == 1 and X.ndim == 2:
         offsets, minor = op._indices(False)
         return _dispatch.call("unread_nan", "csr", xp, offsets, minor, X, Y, work=op.parts.nnz + offsets.shape[0])
@@ -331,6 +299,8 @@ def _spgemm(opA, opB, out_index_dtype=None, a_values=None, b_values=None):
         out_index_dtype = xp.int32 if max(M, N, nnz) < 2**31 else xp.int64
     parts = _equalize_batches(parts, xp.zeros((1,), dtype=vals.dtype), out_index_dtype)
     zero = xp.zeros((), dtype=vals.dtype)
+    remember_fill_is_zero(zero, True)  # made here: the result's products never ask the device about it
+    remember_all_finite(zero, True)
     return _build(CSR, parts, (*opA.batch_shape, M, N), zero, opA.batch_shape, (), out_index_dtype)
 
 

@@ -17,8 +17,9 @@ Beyond the standard, scipy.sparse.linalg's solvers, on every device and with any
 - iterative solvers ``cg``, ``minres``, ``gmres``, ``bicgstab`` (scipy's signatures, ``(x, info)``)
   on a sparray array, a dense array or any linear operator, written once against the array API
   (``_iterative.py``: one host read per iteration, the residual norm);
-- preconditioners ``jacobi`` (every namespace), ``ilu0`` and ``ichol0`` (NumPy data, numba
-  kernels), passed as ``M=`` (``_preconditioners.py``);
+- preconditioners ``jacobi`` (every namespace), ``ilu0`` and ``ichol0`` (numba kernels; other
+  namespaces factored on the host once and applied by level schedules, ``_levels.py``), passed
+  as ``M=`` (``_preconditioners.py``);
 - ``eigsh`` (thick-restart Lanczos) and ``svds`` on top of it (``_eigen.py``);
 - ``spsolve`` and ``splu`` through SciPy's SuperLU (NumPy) or cupyx (CuPy) (``_direct.py``).
 

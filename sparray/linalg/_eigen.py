@@ -335,7 +335,7 @@ def _lanczos(who, matvec, n, xp, dtype, k, which, m, v0, tol, maxiter, want_vect
             coeffs = []
             for i in range(j, m):
                 w = matvec(V[i, :])
-                wn = xp.linalg.vector_norm(w)
+                wn = _norm(xp, w, cplx)
                 a = xp.vecdot(V[i, :], w)
                 a = xp.real(a) if cplx else a
                 # the three-term recurrence (the arrow of couplings to the kept Ritz vectors on the first
@@ -349,7 +349,7 @@ def _lanczos(who, matvec, n, xp, dtype, k, which, m, v0, tol, maxiter, want_vect
                 h = _project(xp, Vi, w, cplx)
                 w = w - h @ Vi
                 a = a + (xp.real(h[i]) if cplx else h[i])
-                b = xp.linalg.vector_norm(w)
+                b = _norm(xp, w, cplx)
                 V[i + 1, :] = w / (xp.astype(xp.maximum(b, tiny), dtype) if cplx else xp.maximum(b, tiny))
                 coeffs += [a, b, wn]
             matvecs += m - j
@@ -462,6 +462,13 @@ def _kept(k, m, nconv, which):
     if which == "SM":
         l = max(l, m // 2)
     return max(k, min(l, m - 1))
+
+
+def _norm(xp, w, cplx):
+    """``||w||`` as ``sqrt(w^H w)``: NumPy's own vector norm of a 1-D array without its wrappers (a
+    Lanczos step takes two; at 1e4 unknowns the wrappers cost 10 us each, a fifth of the step)."""
+    d = xp.vecdot(w, w)
+    return xp.sqrt(xp.real(d) if cplx else d)
 
 
 def _project(xp, Vi, w, cplx):

@@ -39,10 +39,23 @@ class Operator:
     ``rmatvec(v)`` (``A^H @ v``), ``shape``, ``dtype`` and ``xp`` (the namespace of its vectors;
     None for an object that does not say, whose vectors then take the right-hand side's)."""
 
-    __slots__ = ("A", "shape", "dtype", "xp", "kind", "who", "name")
+    __slots__ = ("A", "shape", "dtype", "xp", "kind", "who", "name", "_matrix")
 
     def __init__(self, A, shape, dtype, xp, kind, who, name):
         self.A, self.shape, self.dtype, self.xp, self.kind, self.who, self.name = A, shape, dtype, xp, kind, who, name
+        self._matrix = None
+
+    def _for_adjoint(self):
+        """The sparse ``A`` whose ``mT`` the adjoint products take (made once): a COO as CSR, whose
+        ``mT`` is a CSC view (a COO's ``mT`` is not sorted by row, so each product with it would
+        coalesce anew: on a GPU two host syncs per product); another layout as it is."""
+        M = self._matrix
+        if M is None:
+            M = self.A
+            if M.layout == "coo":
+                M = M.to_layout("csr")
+            self._matrix = M
+        return M
 
     def matvec(self, v):
         out = self.A @ v
@@ -53,6 +66,7 @@ class Operator:
     def rmatvec(self, v):
         A = self.A
         if self.kind == "sparse":
+            A = self._for_adjoint()
             return A.mT @ v if self.dtype.kind != "c" else self.xp.conj(A.mT @ self.xp.conj(v))
         if self.kind == "dense":
             xp = self.xp

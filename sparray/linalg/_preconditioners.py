@@ -27,9 +27,16 @@ a non-zero fill every element is specified, the matrix is dense everywhere, and 
 pattern would be a full dense LU factorization -- a ValueError says so (use ``spsolve``/``splu``
 for a direct solve). Integer and bool data factorize in float64; float32, float64, complex64 and
 complex128 keep their dtype. A row without a diagonal entry in the pattern, a zero (ILU) or
-non-positive (IC) pivot, or a non-finite entry is a ValueError naming the row. They run on NumPy
-data only for now: components of another namespace (CuPy, array_api_strict) are a TypeError that
-says so (move the array to the host first, or use :func:`jacobi`, which runs everywhere).
+non-positive (IC) pivot, or a non-finite entry is a ValueError naming the row.
+
+On a GPU (CuPy, the simulated device, any namespace other than NumPy): the factorization is
+sequential, so it runs on the host: the CSR components are copied there once when the
+preconditioner is made (the setup's transfer), factored by the same numba kernels, and the
+factors go back as two level schedules (:mod:`sparray.linalg._levels`): ``M @ v`` is then, per
+level of each triangle, a gather, a short row sum and a slice update in ``v``'s namespace, with no
+read back to the host (a solver's iteration stays at its one read). The levels follow the pattern:
+``2k - 1`` per triangle for the 5-point Laplacian on a ``k x k`` grid, each a handful of array
+calls, so on a GPU an application costs that many small launches.
 
 >>> import numpy as np, sparray
 >>> from sparray.linalg._preconditioners import ilu0, jacobi
@@ -129,9 +136,11 @@ class ILU0:
     """ILU(0) factors of a square sparse matrix (:func:`ilu0`): ``M @ v = U^{-1} (L^{-1} v)``.
 
     ``L`` (unit lower triangular, its ones stored) and ``U`` (upper triangular) are sparray CSR
-    arrays with NumPy components, built when first asked for. ``nnz``: the entries of the pattern."""
+    arrays with NumPy components, built when first asked for. ``nnz``: the entries of the pattern.
+    Factors of a matrix of another namespace (``on=(xp, device)``) are applied there by the level
+    schedules of :mod:`sparray.linalg._levels`."""
 
-    def __init__(self, indptr, indices, lu, diag):
+    def __init__(self, indptr, indices, lu, diag, on=None):
         from ..kernels.cpu import ilu as _ilu
 
         self._ilu = _ilu
@@ -142,8 +151,11 @@ class ILU0:
         self.nnz = int(indices.shape[0])
         self._cast = {lu.dtype: lu}
         self._L = self._U = None
+        self._device = None if on is None else _DeviceSolve(on, *_ilu0_schedules(indptr, indices, lu, diag))
 
     def __matmul__(self, v):
+        if self._device is not None:
+            return self._device.apply("sparray.linalg.ilu0", v, self.dtype)
         v, dtype = _host_rhs("sparray.linalg.ilu0", v, self.shape[0], self.dtype)
         lu = self._cast.get(dtype)
         if lu is None:
@@ -192,9 +204,10 @@ class ILU0:
 class IChol0:
     """IC(0) factor of a Hermitian positive definite sparse matrix (:func:`ichol0`):
     ``M @ v = L^{-H} (L^{-1} v)``. ``L`` (lower triangular, real positive diagonal) is a sparray
-    CSR array with NumPy components. ``nnz``: the entries of ``L``."""
+    CSR array with NumPy components. ``nnz``: the entries of ``L``. Factors of a matrix of another
+    namespace (``on=(xp, device)``) are applied there by level schedules, as :class:`ILU0`'s."""
 
-    def __init__(self, indptr, indices, l):
+    def __init__(self, indptr, indices, l, on=None):
         from ..kernels.cpu import ilu as _ilu
 
         self._ilu = _ilu
@@ -205,8 +218,11 @@ class IChol0:
         self.nnz = int(indices.shape[0])
         self._cast = {l.dtype: l}
         self._L = None
+        self._device = None if on is None else _DeviceSolve(on, *_ic0_schedules(indptr, indices, l))
 
     def __matmul__(self, v):
+        if self._device is not None:
+            return self._device.apply("sparray.linalg.ichol0", v, self.dtype)
         v, dtype = _host_rhs("sparray.linalg.ichol0", v, self.shape[0], self.dtype)
         l = self._cast.get(dtype)
         if l is None:
@@ -244,9 +260,9 @@ def ilu0(A):
     """
     from ..kernels.cpu import ilu as _ilu
 
-    indptr, indices, values = _sparse_csr("sparray.linalg.ilu0", A, "ILU(0)")
+    indptr, indices, values, on = _sparse_csr("sparray.linalg.ilu0", A, "ILU(0)")
     lu, diag = _kernel_call("sparray.linalg.ilu0", _ilu.ilu0_factor, indptr, indices, values)
-    return ILU0(indptr, indices, lu, diag)
+    return ILU0(indptr, indices, lu, diag, on)
 
 
 def ichol0(A):
@@ -268,7 +284,7 @@ def ichol0(A):
     from ..kernels.cpu import ilu as _ilu
 
     who = "sparray.linalg.ichol0"
-    indptr, indices, values = _sparse_csr(who, A, "IC(0)")
+    indptr, indices, values, on = _sparse_csr(who, A, "IC(0)")
     indptr, indices, values = _ilu.tril_csr(indptr, indices, values)
     if values.dtype.kind == "c":
         last = indptr[1:] - 1
@@ -280,7 +296,7 @@ def ichol0(A):
             i = int(on_diag[np.argmax(imag)])
             raise ValueError(f"{who}: A[{i}, {i}] has a non-zero imaginary part; IC(0) needs a Hermitian matrix")
     l = _kernel_call(who, _ilu.ic0_factor, indptr, indices, values)
-    return IChol0(indptr, indices, l)
+    return IChol0(indptr, indices, l, on)
 
 
 # --- shared checks --------------------------------------------------------------------------------
@@ -295,8 +311,9 @@ def _kernel_call(who, fn, *args):
 
 
 def _sparse_csr(who, A, what):
-    """``A``'s canonical CSR encoding as NumPy ``(indptr, indices, values)``, int64 indices and
-    the factorization's dtype, after the checks of the module docstring."""
+    """``A``'s canonical CSR encoding as NumPy ``(indptr, indices, values, on)``, int64 indices and
+    the factorization's dtype, after the checks of the module docstring; ``on`` is None for NumPy
+    data, else ``(xp, device)`` of A's components (copied to the host here)."""
     if not isinstance(A, SparseArray):
         raise TypeError(
             f"{who}: A must be a sparray array of a sparse layout (its pattern is the factors' pattern); got "
@@ -314,11 +331,6 @@ def _sparse_csr(who, A, what):
             f"dense everywhere and {what} on its pattern would be a full (dense) LU factorization; use "
             "sparray.linalg.spsolve or splu for a direct solve, or subtract the fill first"
         )
-    if not array_api_compat.is_numpy_namespace(xp):
-        raise TypeError(
-            f"{who}: {what} runs on NumPy data only for now; A's components are arrays of {xp.__name__} "
-            "(move A to the host with A.to_device('cpu'), or use sparray.linalg.jacobi, which runs in any namespace)"
-        )
     from ..kernels.cpu import ilu as _ilu
 
     dtype = np.dtype(_dtypes.dtype_name(A.dtype))
@@ -327,13 +339,111 @@ def _sparse_csr(who, A, what):
     if dtype not in _ilu.FACTOR_DTYPES:
         raise TypeError(f"{who}: A has dtype {dtype}; {what} computes in float32, float64, complex64 or complex128 (cast A first)")
     B = A if A.layout == "csr" else A.to_layout("csr")
-    B._check_contents()
-    values = np.asarray(B.values)
+    on = None
+    if array_api_compat.is_numpy_namespace(xp):
+        B._check_contents()
+        crow, col, values = np.asarray(B.crow_indices), np.asarray(B.col_indices), np.asarray(B.values)
+    else:
+        # another namespace (a GPU): factored on the host from one copy of the CSR components (the
+        # setup's transfer; the factorization is sequential), applied on the device (see ILU0)
+        on = (xp, array_api_compat.device(B.values))
+        crow, col, values = (np.array(to_numpy(c)) for c in (B.crow_indices, B.col_indices, B.values))
+        from .._array.compressed import CSR
+
+        CSR(crow, col, values, shape=B.shape)._check_contents()
     if values.dtype != dtype:
         values = values.astype(dtype)
     if dtype.kind in "fc" and not np.isfinite(values).all():
         raise ValueError(f"{who}: A must hold finite values only; it has nan or inf")
-    return _ilu.canonical_csr(np.asarray(B.crow_indices), np.asarray(B.col_indices), values, A.shape[1], who)
+    return (*_ilu.canonical_csr(crow, col, values, A.shape[1], who), on)
+
+
+# --- the factors applied in another namespace ------------------------------------------------------
+def _strict_part(indptr, indices, values, lo, hi):
+    """The CSR of the entries ``[lo[i], hi[i])`` of each row ``i`` (NumPy)."""
+    n = indptr.shape[0] - 1
+    lens = hi - lo
+    ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(lens, out=ptr[1:])
+    rows = np.repeat(np.arange(n, dtype=np.int64), lens)
+    src = lo[rows] + (np.arange(int(ptr[-1]), dtype=np.int64) - ptr[rows])
+    return ptr, indices[src], values[src]
+
+
+def _transpose(ptr, idx, vals, n):
+    """The CSR of the conjugate transpose of a CSR (rows sorted, columns increasing in a row)."""
+    order = np.argsort(idx, kind="stable")
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
+    tptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(idx, minlength=n), out=tptr[1:])
+    return tptr, rows[order], np.conj(vals[order])
+
+
+def _ilu0_schedules(indptr, indices, lu, diag):
+    """The level schedules of ILU(0)'s unit L and of U (host)."""
+    from ._levels import plan
+
+    lower = plan(*_strict_part(indptr, indices, lu, indptr[:-1], diag), None, lower=True)
+    upper = plan(*_strict_part(indptr, indices, lu, diag + 1, indptr[1:]), lu[diag], lower=False)
+    return lower, upper
+
+
+def _ic0_schedules(indptr, indices, l):
+    """The level schedules of IC(0)'s L and of L^H (host)."""
+    from ._levels import plan
+
+    n = indptr.shape[0] - 1
+    last = indptr[1:] - 1  # each row's diagonal entry (ic0_factor checked it)
+    ptr, idx, vals = _strict_part(indptr, indices, l, indptr[:-1], last)
+    d = l[last]
+    lower = plan(ptr, idx, vals, d, lower=True)
+    upper = plan(*_transpose(ptr, idx, vals, n), np.conj(d), lower=False)
+    return lower, upper
+
+
+class _DeviceSolve:
+    """``U^{-1} (L^{-1} v)`` in namespace ``xp``: the two level schedules and the renumberings between
+    them (``v`` is taken into L's order, then into U's, then back), all on the device. No host read."""
+
+    def __init__(self, on, lower, upper):
+        xp, device = on
+        self.xp, self.device = xp, device
+        self.lower, self.upper = lower, upper
+        n = lower.n
+        pos_lower = np.empty(n, np.int64)
+        pos_lower[lower.perm] = np.arange(n, dtype=np.int64)
+        back = np.empty(n, np.int64)
+        back[upper.perm] = np.arange(n, dtype=np.int64)
+        self.n = n
+        self.levels = (lower.levels, upper.levels)
+        self._take = tuple(self._put(a) for a in (lower.perm, pos_lower[upper.perm], back))
+        self._on = {}  # dtype name -> the two schedules on the device
+
+    def _put(self, a):
+        return self.xp.asarray(a, device=self.device)
+
+    def schedules(self, dtype):
+        key = _dtypes.dtype_name(dtype)
+        got = self._on.get(key)
+        if got is None:
+            got = self._on[key] = (self.lower.to(self.xp, dtype, self.device), self.upper.to(self.xp, dtype, self.device))
+        return got
+
+    def apply(self, who, v, dtype):
+        xp = self.xp
+        v = _dense_rhs(who, v, self.n, xp)
+        if np.dtype(_dtypes.dtype_name(v.dtype)).kind not in "biufc":
+            raise TypeError(f"{who}: v has dtype {v.dtype}; expected a real or complex floating (or integer) dtype")
+        out = solver_dtype(xp, dtype, v.dtype)
+        if v.dtype != out:
+            v = xp.astype(v, out)
+        L, U = self.schedules(out)
+        first, between, back = self._take
+        y = xp.take(v, first, axis=0)  # a new array: v is not written
+        L.solve(xp, y)
+        z = xp.take(y, between, axis=0)
+        U.solve(xp, z)
+        return xp.take(z, back, axis=0)
 
 
 def _dense_rhs(who, v, n, xp):

@@ -33,11 +33,12 @@ import numpy as np
 
 from .. import KernelDeclined
 from ._arrays import index_array, stable_argsort, value_rows
-from ._build import VALUE_DTYPES, c_type
+from ._build import INDEX_TYPES, VALUE_DTYPES, c_type, index_type
+from ._operands import lanes_for
 from ._driver import driver_for
 from ._trust import inputs_proven
 
-__all__ = ["group_reduce", "group_reduce_rows", "group_reduce_all", "group_reduce_rows_all"]
+__all__ = ["group_reduce", "group_reduce_rows", "group_reduce_all", "group_reduce_rows_all", "reduce_runs"]
 
 SOURCE = "group_reduce.cu"
 OPS = ("sum", "prod", "max", "min")
@@ -46,7 +47,7 @@ NAME_EXPRESSIONS = ("key_stats", "run_heads") + tuple(
     for op in OPS
     for d in VALUE_DTYPES
     if not (d == np.bool_ and op in ("sum", "prod"))
-)
+) + tuple(f"run_reduce<sp_{op}, {i}, {t}>" for op in ("sum", "max", "min") for i in INDEX_TYPES for t in ("float", "double"))
 
 
 def _key_operands(keys, values, nkeys, op):
@@ -205,3 +206,37 @@ def group_reduce_rows_all(offsets, values, op):
     nseg = offsets.shape[0] - 1
     acc, counts = _segments_all(drv, xp.arange(values.shape[0], dtype=xp.int64), offsets, nseg, values, op)
     return xp.arange(nseg, dtype=xp.int64), acc, counts
+
+
+def reduce_runs(offsets, values, op):
+    """The sum, max or min of each run ``values[offsets[r]:offsets[r + 1]]`` of 1-D float32/float64
+    ``values`` (the rows of a CSR), a group of lanes per run (``run_reduce``; sums in the group's
+    tree order): ``(nseg,)`` of the values' dtype, an empty run's value 0 (as the ``*_all``
+    launchers leave it). Pointers checked as :func:`group_reduce_rows` does outside
+    ``proven_inputs()``; KernelDeclined for another dtype or op.
+
+    >>> reduce_runs(np.array([0, 2, 2, 3]), np.array([1.0, -4.0, 2.5]), "max").tolist()
+    [1.0, 0.0, 2.5]
+    """
+    if op not in ("sum", "max", "min") or np.dtype(getattr(values, "dtype", None)) not in (np.float32, np.float64):
+        raise KernelDeclined(f"reduce_runs takes sum/max/min of float32/float64 values, not {op!r} of {getattr(values, 'dtype', type(values))}")
+    if getattr(values, "ndim", None) != 1:
+        raise ValueError(f"reduce_runs: values must be 1-D, got shape {getattr(values, 'shape', None)}")
+    drv, offsets64, rows = _row_operands(offsets, values.reshape(-1, 1), op, check=not inputs_proven())
+    xp = drv.xp
+    offsets = xp.asarray(offsets)
+    if offsets.dtype not in (np.int32, np.int64):
+        offsets = offsets64
+    nseg, n = offsets.shape[0] - 1, rows.shape[0]
+    out = xp.zeros(nseg, values.dtype)
+    name, threads, scalars = run_reduce_launch(op, offsets.dtype, values.dtype, nseg, n)
+    drv.launch(SOURCE, name, threads, (xp.ascontiguousarray(offsets), *scalars[:2], rows, scalars[2], out))
+    return out
+
+
+def run_reduce_launch(op, index_dtype, dtype, nseg, n):
+    """(kernel name, threads, (nseg, n, lanes) as the kernel's scalars) of ``run_reduce`` for runs
+    of mean length n / nseg (the lean device reductions keep them per array)."""
+    lanes = lanes_for(n / nseg) if nseg else 1
+    name = f"run_reduce<sp_{op}, {index_type(index_dtype)}, {c_type(dtype)}>"
+    return name, -(-nseg // (32 // lanes)) * 32, (np.int64(nseg), np.int64(n), np.int32(lanes))

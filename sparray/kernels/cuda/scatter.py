@@ -26,6 +26,7 @@ import numpy as np
 from .. import KernelDeclined
 from ._build import INDEX_TYPES, c_type, index_type
 from ._driver import driver_for
+from ._trust import inputs_proven
 
 __all__ = ["nonzero_rows", "scatter_sum"]
 
@@ -57,6 +58,8 @@ def scatter_sum(keys, values, nkeys, sorted_keys=False):
     nbad = xp.zeros(1, xp.uint64)
     name = f"scatter_add<{index_type(keys.dtype)}, {c_type(values.dtype)}>"
     drv.launch(SOURCE, name, n * max(m, 1), (keys, np.int64(n), values, np.int64(m), np.int64(nkeys), out, nbad))
+    if inputs_proven():
+        return out  # the count of bad keys is an error report only (the kernel skipped them)
     bad = drv.scalar(nbad)
     if bad:
         raise ValueError(f"scatter_sum: {bad} keys outside [0, {nkeys})")

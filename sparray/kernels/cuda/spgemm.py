@@ -8,7 +8,11 @@ Two phases over per-row accumulators (see ``spgemm.cu``):
 1. checks and sizes: B's pointers (``check_offsets``) and columns (``check_range``), then
    ``spgemm_work`` checks A's and gives each row its products and its table: a hash table of the
    next power of two >= 2 x products, or a dense one of ``ncols`` slots once that is as large. One
-   read-back gives the flags and the table total.
+   read-back gives the flags, the table total and both operands' longest rows (kept per pointer
+   array). Called by the library (inputs proven) with both longest rows known, nothing is read:
+   the tables go in a pool sized from them (:func:`_pool_slots`), so a product reads the device
+   once, for the result's size (with its longest row, kept for the next product, and whether a
+   hashed row needs the sort below).
 2. symbolic, then numeric: ``spgemm_insert`` puts each row's products in its table (one warp per
    row, lanes over the B rows it reaches), counting the distinct columns; a prefix sum gives ``crow``;
    the numeric pass adds the values into the tables (in the same pass when every table fits in one
@@ -37,6 +41,7 @@ from ._arrays import stable_argsort
 from ._build import INDEX_TYPES, c_type, index_type
 from ._driver import driver_for
 from ._trust import inputs_proven
+from .spmm import _LONGEST, remember_longest_row
 from ._operands import ACC_DTYPES, EXPECTED, PRODUCT_TYPES, host, index_of, new_stats, numeric, read_stats
 
 __all__ = ["spgemm"]
@@ -110,24 +115,30 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
     ncols = int(ncols)
     if ncols < 0:
         raise ValueError(f"spgemm: ncols must be >= 0, got {ncols}")
-    if len({a.dtype for a in idx}) > 1:
-        idx = [a.astype(xp.int64) for a in idx]
+    given = idx  # the caller's arrays: their longest rows are kept per object
+    cast = len({a.dtype for a in idx}) > 1
     a_crow, a_col, b_crow, b_col = idx
     if inputs_proven() and a_crow.shape[0] and b_crow.shape[0]:
         a0, aN, b0, bN = 0, a_col.shape[0], 0, b_col.shape[0]  # valid pointers start at 0 and end at nnz
     else:
         a0, aN, b0, bN = _ends(xp, a_crow, a_col, b_crow, b_col)
     M, K = a_crow.shape[0] - 1, b_crow.shape[0] - 1
-    I, T = index_type(a_crow.dtype), c_type(av.dtype)
     J = "int" if ncols <= _INT32_MAX else "long long"
     col_dtype = np.int32 if J == "int" else np.int64
 
-    # 1. checks and sizes (one read-back)
+    # 1. checks and sizes: each row's products and table size. The tables' total is read back with
+    # the checks' report, unless the inputs are proven and both operands' longest rows are known:
+    # then the tables are laid out in a pool sized from those (no wait; see _pool_slots)
+    pool = _pool_slots(a_crow, b_crow, M, a_col.shape[0], ncols) if inputs_proven() else None
+    if cast:
+        a_crow, a_col, b_crow, b_col = idx = [a.astype(xp.int64) for a in idx]
+    I, T = index_type(a_crow.dtype), c_type(av.dtype)
     stats = xp.concatenate([new_stats(xp, K + 1), new_stats(xp, M + 1)])
     stats_b, stats_a = stats[:3], stats[3:]
-    drv.launch(SOURCE, f"check_offsets<{I}>", K + 1, (b_crow, np.int64(K), np.int64(b0), np.int64(bN), np.int32(0), stats_b))
-    if bN > b0:
-        drv.launch(SOURCE, f"check_range<{I}>", bN - b0, (b_col, np.int64(b0), np.int64(bN), np.int64(ncols), stats_b))
+    if pool is None:
+        drv.launch(SOURCE, f"check_offsets<{I}>", K + 1, (b_crow, np.int64(K), np.int64(b0), np.int64(bN), np.int32(0), stats_b))
+        if bN > b0:
+            drv.launch(SOURCE, f"check_range<{I}>", bN - b0, (b_col, np.int64(b0), np.int64(bN), np.int64(ncols), stats_b))
     work = xp.zeros(M, xp.int64)
     tsize = xp.zeros(M, xp.int64)
     if M:
@@ -135,14 +146,22 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
                    (a_crow, a_col, b_crow, np.int64(M), np.int64(K), np.int64(a0), np.int64(aN), np.int64(ncols),
                     work, tsize, stats_a))  # fmt: skip
     toff = xp.concatenate([xp.zeros(1, xp.int64), xp.cumsum(tsize)])
-    report = read_stats(xp.concatenate([stats, toff[-1:]]))
-    flags = report[5] | (_BAD_B_CROW if report[0] <= K else 0) | (_BAD_B_COL if report[2] else 0)
-    if flags:
-        from ..cpu.spgemm import _raise_invalid
+    if pool is not None:
+        total = pool  # every row's table lies inside the pool (toff[-1] <= pool)
+    else:
+        longest_a = xp.max(a_crow[1:] - a_crow[:-1]) if M else xp.zeros((), a_crow.dtype)
+        longest_b = xp.max(b_crow[1:] - b_crow[:-1]) if K else xp.zeros((), b_crow.dtype)
+        sizes = xp.stack([v.astype(xp.int64) for v in (toff[-1], longest_a, longest_b)])
+        report = read_stats(xp.concatenate([stats, sizes]))
+        flags = report[5] | (_BAD_B_CROW if report[0] <= K else 0) | (_BAD_B_COL if report[2] else 0)
+        if flags:
+            from ..cpu.spgemm import _raise_invalid
 
-        _raise_invalid(flags, *(host(a) for a in idx), K, ncols)
-        raise AssertionError("spgemm: the kernel reported invalid input that was not found")
-    total = report[6]
+            _raise_invalid(flags, *(host(a) for a in idx), K, ncols)
+            raise AssertionError("spgemm: the kernel reported invalid input that was not found")
+        total = report[6]
+        for ptr, longest in ((given[0], report[7]), (given[2], report[8])):  # the next product reads nothing
+            remember_longest_row(ptr, longest)
 
     # 2. symbolic: distinct columns per row; numeric in the same pass when there is one batch
     cuts, edges = _batches(xp, toff, total, M)
@@ -154,8 +173,13 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
     for r0, r1, slots in batches:
         tables = _insert(drv, I, T, idx, av, bv, r0, r1, slots, ncols, toff, acc, counts, with_values=fused)
     crow = xp.concatenate([xp.zeros(1, xp.int64), xp.cumsum(counts)])
-    # one read: the result's size, and whether a row is long enough that it may need the sort
-    nnz, longest = (int(v) for v in xp.stack([crow[-1], xp.max(counts)]).tolist()) if M else (0, 0)
+    # one read: the result's size, its longest row (kept for the next product) and whether a hashed
+    # row is too long for spgemm_order's sort by rank (then sorted afterwards)
+    if M:
+        long_hashed = xp.any((tsize != ncols) & (counts > RANK_MAX))
+        nnz, longest, unsorted = read_stats(xp.stack([crow[-1], xp.max(counts), long_hashed.astype(xp.int64)]))
+    else:
+        nnz = longest = unsorted = 0
     col = xp.empty(nnz, col_dtype)
     val = xp.empty(nnz, av.dtype)
     if nnz == 0:
@@ -173,15 +197,35 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
         drv.launch(SOURCE, f"spgemm_order<{T}, {J}>", (r1 - r0) * 32,
                    (np.int64(r0), np.int64(r1), toff, np.int64(ncols), crow, tcol, tval, np.int64(RANK_MAX), col, val,
                     order_flags))  # fmt: skip
-    # long hashed rows come out unsorted: a stable sort by (row, column). The flag is read only when
-    # a row is long enough to have been hashed unsorted (no wait otherwise)
-    if longest > RANK_MAX and read_stats(order_flags)[2] & _UNSORTED:
+    # long hashed rows come out unsorted (spgemm_order flags them too): a stable sort by (row, column)
+    if unsorted:
         rows = xp.searchsorted(crow, xp.arange(nnz, dtype=xp.int64), side="right") - 1
         perm = stable_argsort(xp, col)
         perm = perm[stable_argsort(xp, rows[perm])]
         col, val = col[perm], val[perm]
     crow_out = crow.astype(xp.int32) if nnz <= _INT32_MAX else crow
+    remember_longest_row(crow_out, longest)
     return crow_out, col, val.view(dtype)
+
+
+def _pool_slots(a_crow, b_crow, M, nnz_a, ncols):
+    """Table slots enough for every row of A @ B without reading the device, or None.
+
+    Known when both pointer arrays' longest rows are kept (``spmm``'s facts: an array moved from the
+    host, or read by an earlier product). Row i makes w_i <= len_i * LB products (LB: B's longest
+    row) and takes a table of min(ncols, the power of two >= 2 w_i) < 4 w_i slots, so all rows
+    take at most min(M * ncols, 4 nnzA LB) and M * min(ncols, pow2(2 LA LB)) slots (LA: A's longest
+    row; the second bound is tight for rows of even length). None when the bound passes
+    TABLE_BUDGET (the tables are then sized by a read and cut into batches).
+    """
+    la, lb = _LONGEST.get(a_crow), _LONGEST.get(b_crow)
+    if lb is None:
+        return None
+    bound = min(M * ncols, 4 * nnz_a * lb)
+    if la is not None:
+        most = la * lb
+        bound = min(bound, M * min(ncols, 1 << (2 * most - 1).bit_length() if most else 0))
+    return bound if bound <= TABLE_BUDGET else None
 
 
 def _insert(drv, I, T, idx, av, bv, r0, r1, slots, ncols, toff, acc, counts, *, with_values):

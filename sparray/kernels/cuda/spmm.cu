@@ -142,6 +142,221 @@ __global__ void csr_split(const I* crow, const I* col, const T* vals, const T* x
     sp_flag(stats, flags);
 }
 
+// ---- CSR SpMV by the merge path (Merrill & Garland, SC'16) ----------------------------------------
+//
+// The merge of the row ends crow[1..M] with the entry indices 0..nse-1 is a path of M + nse items
+// (an item is an entry, added to the running sum, or a row end, which finishes the row). The path
+// is cut into equal diagonals, so a row of a million entries and a run of a million empty rows
+// cost the same as any other million items. Three kernels:
+//
+// - csr_merge_search: the row coordinate of every tile start (a tile: 32 lanes x ipt items, one
+//   warp's work), a binary search of the path per tile boundary. It depends on crow only, so the
+//   launcher keeps it per pointer array.
+// - csr_merge_mv: a warp per tile. The warp stages its tile (the products vals[j] * x[col[j]] of
+//   its entries and its row ends, coalesced reads) in shared memory; each lane finds its diagonal
+//   in the tile (a binary search in shared memory) and walks ipt items, writing every row it
+//   finishes but the first straight into y (every row of y is written: y needs no zeroing). A
+//   segmented scan over the lanes (shuffles, a fixed tree) adds the earlier lanes' part of the
+//   lane's first row to it; the tile's carry-out (its last row, that row's sum within the tile)
+//   goes to ckey / cval.
+// - csr_merge_fix: adds the carries into y, a warp per tile of 32 x ipt carries in the same way
+//   (a run of carries of one row is summed in registers and by a segmented scan, a finished run is
+//   added to y by the one lane that finishes it, the tile's last run carried out to the next
+//   level). The launcher runs levels until one carry is left (it always has row M: nothing).
+//
+// No atomics: every element of y is written by one lane per launch, and every sum's order is fixed
+// by ipt and the data alone (not by the grid or block size), so results are bitwise repeatable.
+// Safety without trusting crow: every search and walk stays inside its tile's box, which stays
+// inside [0, M] x [0, nse]. Pointers are checked where a row is finished (sp_row_ok); each lane's
+// walk must end where the next lane's starts and the tile's last lane where the tile ends. If no
+// check fires, the walks join into one path from (0, 0) to (M, nse) that finished every row once,
+// each with good pointers: crow is valid. Columns are checked as they are staged.
+
+#define SP_MP_WARPS 8    // warps per block that take tiles (the shared memory is sized for 8)
+#define SP_MP_IPT_MAX 7  // items per lane the shared memory holds
+
+template <class T>
+__device__ inline T sp_mp_up(T v, unsigned delta) { return __shfl_up_sync(0xffffffffu, v, delta); }
+template <class T>
+__device__ inline sp_complex<T> sp_mp_up(sp_complex<T> v, unsigned delta) {
+    return {sp_mp_up(v.re, delta), sp_mp_up(v.im, delta)};
+}
+
+// The number of row ends among the first d items of the merge of ends[0 .. nrows) with the entry
+// indices base, base + 1, ..., base + nent - 1 (a row end e goes before entry j when e <= j).
+// Reads ends[0 .. nrows) only; the result lies in [max(0, d - nent), min(d, nrows)].
+template <class E>
+__device__ inline long long sp_mp_search(const E* ends, long long nrows, long long nent, long long base, long long d) {
+    long long lo = d - nent > 0 ? d - nent : 0, hi = d < nrows ? d : nrows;
+    while (lo < hi) {
+        long long mid = lo + ((hi - lo) >> 1);
+        if ((long long)ends[mid] <= base + d - mid - 1) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+// The inclusive sum over the warp of v, restarted at every lane with head (Hillis-Steele: a fixed
+// order of additions, earlier lanes on the left).
+template <class A>
+__device__ inline A sp_mp_segscan(A v, bool head) {
+    int lane = threadIdx.x & 31, f = head ? 1 : 0;
+    for (int off = 1; off < 32; off <<= 1) {
+        A pv = sp_mp_up(v, off);
+        int pf = sp_mp_up(f, off);
+        if (lane >= off) {
+            if (!f) v = pv + v;
+            f |= pf;
+        }
+    }
+    return v;
+}
+
+// y[k] += s for a row k of y (others are skipped), flagging a non-finite result: once a partial
+// sum is inf or NaN the row's total is too, so each write's value may decide the flag.
+template <class T, class A>
+__device__ inline void sp_mp_add(T* y, long long M, long long k, A s, unsigned long long& flags) {
+    if (k < 0 || k >= M) return;
+    T v = (T)((A)y[k] + s);
+    y[k] = v;
+    if (!sp_isfinite(v)) flags |= SP_NONFINITE;
+}
+
+// part[w] (w = 0 .. ntiles): the rows finished before diagonal min(w * tile, M + nse).
+template <class I>
+__global__ void csr_merge_search(const I* crow, long long M, long long nse, long long tile, long long ntiles,
+                                 long long* part) {
+    long long total = M + nse;
+    for (long long w = sp_thread_id(); w <= ntiles; w += sp_thread_count()) {
+        long long d = w * tile < total ? w * tile : total;
+        part[w] = sp_mp_search(crow + 1, M, nse, 0, d);
+    }
+}
+
+// y (M,) = A @ x by tiles of 32 * ipt merge items (ipt in 1 .. SP_MP_IPT_MAX), one warp each; tile
+// w's carry-out to ckey[w], cval[w] (see above). part comes from csr_merge_search.
+template <class I, class T>
+__global__ void csr_merge_mv(const I* crow, const I* col, const T* vals, const T* x, long long M, long long K,
+                             long long nse, long long ipt, const long long* part, T* y, long long* ckey,
+                             typename sp_acc<T>::type* cval, long long* stats) {
+    typedef typename sp_acc<T>::type A;
+    __shared__ A s_prod[SP_MP_WARPS][32 * SP_MP_IPT_MAX];
+    __shared__ long long s_end[SP_MP_WARPS][32 * SP_MP_IPT_MAX];
+    long long wpb = (long long)(blockDim.x >> 5) < SP_MP_WARPS ? (long long)(blockDim.x >> 5) : SP_MP_WARPS;
+    int wib = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (wib >= wpb || ipt < 1 || ipt > SP_MP_IPT_MAX) return;
+    A* prod = s_prod[wib];
+    long long* ends = s_end[wib];
+    unsigned long long flags = 0;
+    long long tile = 32 * ipt, total = M + nse, ntiles = (total + tile - 1) / tile;
+    for (long long w = blockIdx.x * wpb + wib; w < ntiles; w += gridDim.x * wpb) {
+        long long d0 = w * tile, d1 = d0 + tile < total ? d0 + tile : total;
+        long long i0 = part[w], i1 = part[w + 1], j0 = d0 - i0, j1 = d1 - i1;
+        if (!(i0 >= 0 && i0 <= i1 && i1 <= M && j0 >= 0 && j0 <= j1 && j1 <= nse)) {  // crow not monotone
+            flags |= SP_BAD_POINTER;
+            if (lane == 31) ckey[w] = M;
+            continue;
+        }
+        long long nrows = i1 - i0, nent = j1 - j0, n = nrows + nent;  // n <= tile
+        __syncwarp();  // the lanes are done with the previous tile's shared arrays
+        for (long long k = lane; k < nrows; k += 32) ends[k] = (long long)crow[i0 + 1 + k];
+        for (long long k = lane; k < nent; k += 32) {
+            long long c = (long long)col[j0 + k];
+            A p = A();
+            if (c < 0 || c >= K) flags |= SP_BAD_INDEX;
+            else p = (A)vals[j0 + k] * (A)x[c];
+            prod[k] = p;
+        }
+        __syncwarp();
+        long long a0 = lane * ipt < n ? lane * ipt : n, a1 = a0 + ipt < n ? a0 + ipt : n;
+        long long r = sp_mp_search(ends, nrows, nent, j0, a0), e = a0 - r;  // local row and entry
+        long long r_start = r, e_start = e, first_row = -1;
+        A acc = A(), first = A();
+        bool has_first = false;
+        for (long long s = a0; s < a1; ++s) {
+            if (r < nrows && (e >= nent || ends[r] <= j0 + e)) {  // row i0 + r ends here
+                long long row = i0 + r, lo = r == 0 ? (long long)crow[i0] : ends[r - 1];
+                if (!sp_row_ok(row, lo, ends[r], M, nse)) flags |= SP_BAD_POINTER;
+                if (!has_first) {
+                    has_first = true;
+                    first_row = row;
+                    first = acc;
+                } else {
+                    T v = (T)acc;
+                    y[row] = v;
+                    if (!sp_isfinite(v)) flags |= SP_NONFINITE;
+                }
+                acc = A();
+                ++r;
+            } else if (e < nent) {
+                acc = acc + prod[e];
+                ++e;
+            }
+        }
+        long long pr = sp_mp_up(r, 1), pe = sp_mp_up(e, 1);
+        if ((lane > 0 && (pr != r_start || pe != e_start)) || (lane == 31 && (r != nrows || e != nent)))
+            flags |= SP_BAD_POINTER;  // the walks do not join: crow is not monotone
+        A run = sp_mp_segscan(acc, has_first);
+        A before = sp_mp_up(run, 1);
+        if (has_first) {
+            if (lane > 0) first = before + first;
+            T v = (T)first;
+            y[first_row] = v;
+            if (!sp_isfinite(v)) flags |= SP_NONFINITE;
+        }
+        if (lane == 31) {
+            ckey[w] = i0 + r;
+            cval[w] = run;
+        }
+    }
+    sp_flag(stats, flags);
+}
+
+// One level of the fix-up: the n carries (kin, vin), rows in order, by tiles of 32 * ipt, one warp
+// each: every run of one row that ends inside a tile is added to y by the lane where it ends (the
+// earlier lanes' part of it by the segmented scan); the tile's last run goes to kout[w], vout[w]
+// (a run ending exactly at the tile's end carries (next row, 0)). Rows outside [0, M) are skipped.
+template <class T>
+__global__ void csr_merge_fix(const long long* kin, const typename sp_acc<T>::type* vin, long long n, long long M,
+                              long long ipt, T* y, long long* kout, typename sp_acc<T>::type* vout, long long* stats) {
+    typedef typename sp_acc<T>::type A;
+    int lane = threadIdx.x & 31;
+    unsigned long long flags = 0;
+    long long tile = 32 * (ipt > 0 ? ipt : 1), ntiles = (n + tile - 1) / tile;
+    for (long long w = sp_thread_id() >> 5; w < ntiles; w += sp_thread_count() >> 5) {
+        long long b = w * tile + lane * (tile >> 5), b1 = b + (tile >> 5) < n ? b + (tile >> 5) : n;
+        long long key = b < n ? kin[b] : M, first_key = -1;
+        A acc = A(), first = A();
+        bool has_first = false;
+        for (long long e = b; e < b1; ++e) {
+            acc = acc + vin[e];
+            long long next = e + 1 < n ? kin[e + 1] : M;
+            if (next != key) {
+                if (!has_first) {
+                    has_first = true;
+                    first_key = key;
+                    first = acc;
+                } else {
+                    sp_mp_add(y, M, key, acc, flags);
+                }
+                acc = A();
+                key = next;
+            }
+        }
+        A run = sp_mp_segscan(acc, has_first);
+        A before = sp_mp_up(run, 1);
+        if (has_first) {
+            if (lane > 0) first = before + first;
+            sp_mp_add(y, M, first_key, first, flags);
+        }
+        if (lane == 31) {
+            kout[w] = key;
+            vout[w] = run;
+        }
+    }
+    sp_flag(stats, flags);
+}
+
 // ---- BSR ---------------------------------------------------------------------------------------
 
 // One thread per (row p of block row i, column j) of y (MB * bh, N): it walks block row i and

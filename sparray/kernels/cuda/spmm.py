@@ -1,14 +1,19 @@
 """Products of a sparse matrix with a dense vector or matrix on a GPU, ``y = A @ x``: the CUDA twins
 of ``kernels/cpu/spmm.py``, with its names, arguments, results and error messages.
 
-- :func:`csr_matmul_dense` -- two kernels, picked by the longest row (a statistic kept per row
+- :func:`csr_matmul_dense` -- kernels picked by the longest row (a statistic kept per row
   pointer array, see :func:`longest_row`):
   ``csr_mv_rows`` (SpMV) / ``csr_mm_rows`` (SpMM) give each row a group of lanes (SpMV: 1 to 32
   lanes from the mean row length and a shuffle tree; SpMM: a thread per output element, the reads of
-  a row of x coalesced); when the longest row is over ``SKEW_FACTOR`` times the mean and over
-  ``SKEW_MIN`` entries (power-law graphs), ``csr_split`` balances by entries instead: each thread
-  takes ``CHUNK`` entries, finds its first row by a binary search and flushes the rows it finishes
-  (a plain store for a row wholly its own, an atomic add for a row shared with a neighbour chunk).
+  a row of x coalesced). When the longest row is over ``SKEW_FACTOR`` times the mean and over
+  ``SKEW_MIN`` entries (power-law graphs) the work is balanced by entries instead. SpMV: the merge
+  path (``csr_merge_search`` / ``csr_merge_mv`` / ``csr_merge_fix``, see spmm.cu): rows and entries
+  cut into equal tiles of ``32 * MERGE_IPT`` items, a warp each, carries added by fix-up levels in a
+  fixed order (no atomics, bitwise repeatable, y not zeroed); the tile starts kept per pointer array
+  (:func:`merge_partition`). SpMM: ``csr_split``: each thread takes ``CHUNK`` entries of one column
+  of x, finds its first row by a binary search and flushes the rows it finishes (a plain store for
+  a row wholly its own, an atomic add for a row shared with a neighbour chunk); kept for SpMM, where
+  it already beats cuSPARSE on R-MAT (the merge path would walk each tile once per column of x).
 - :func:`bsr_matmul_dense` -- ``bsr_rows``: a thread per output element, a block row's blocks
   multiplied row by row from registers.
 - :func:`csc_matmul_dense`, :func:`bsc_matmul_dense` -- ``csc_scatter`` / ``bsc_scatter``: a thread
@@ -19,8 +24,9 @@ Results have x's dtype; integers wrap as in NumPy (computed in the unsigned twin
 least 32 bits and cut back); float sums follow the kernels' order (the atomic kernels' last bits
 depend on the order the atomics land in). ``report_finite`` (CSR, BSR) comes from the same kernels.
 
-Every kernel checks what it reads: pointers (inline, or by ``check_offsets`` before the balanced and
-column kernels) and indices; nothing bad is used as an address. The kernels report into one int64[3]
+Every kernel checks what it reads: pointers (inline, or by ``check_offsets`` before the entry-split
+and column kernels; the merge kernels check every row they finish and that their walks join) and
+indices; nothing bad is used as an address. The kernels report into one int64[3]
 array read back once per call; on a bad input the launcher names the first offender with the numba
 kernels' own message (copying the indices to the host on that error path only).
 
@@ -47,10 +53,12 @@ __all__ = ["bsc_matmul_dense", "bsr_matmul_dense", "csc_matmul_dense", "csr_matm
            "remember_longest_row"]
 
 SOURCE = "spmm.cu"
-_KERNELS = ("csr_mv_rows", "csr_mm_rows", "csr_split", "bsr_rows", "csc_scatter", "bsc_scatter")
+_KERNELS = ("csr_mv_rows", "csr_mm_rows", "csr_split", "csr_merge_mv", "bsr_rows", "csc_scatter", "bsc_scatter")
 NAME_EXPRESSIONS = (
     tuple(f"check_offsets<{i}>" for i in INDEX_TYPES)
     + tuple(f"check_range<{i}>" for i in INDEX_TYPES)
+    + tuple(f"csr_merge_search<{i}>" for i in INDEX_TYPES)
+    + tuple(f"csr_merge_fix<{t}>" for t in PRODUCT_TYPES)
     + tuple(f"{k}<{i}, {t}>" for k in _KERNELS for i in INDEX_TYPES for t in PRODUCT_TYPES)
     + tuple(f"csr_unread_nan<{i}, {t}>" for i in INDEX_TYPES for t in ("float", "double"))
     + tuple(f"count_nonfinite<{t}>" for t in ("float", "double"))
@@ -60,9 +68,13 @@ NAME_EXPRESSIONS = (
 SKEW_FACTOR, SKEW_MIN = 16, 1024
 #: entries per thread of csr_split
 CHUNK = 32
+#: merge items per lane of csr_merge_mv (1 to 7: its shared memory holds 7; CUB's DeviceSpmv takes
+#: 7 per thread on every architecture since sm_50), and carries per lane of csr_merge_fix
+MERGE_IPT, FIX_IPT = 7, 8
 
 _BAD_POINTER, _BAD_INDEX, _NONFINITE = 1, 2, 4
 _LONGEST = KeptPerArray()  # pointer array -> its longest row
+_PARTITION = KeptPerArray()  # pointer array -> ((nse, ipt, stream), the merge path's tile starts)
 
 
 def _operands(xp, fname, values, vname, x):
@@ -132,6 +144,73 @@ def remember_longest_row(ptr, longest: int) -> None:
     the longest row of pointers ``ptr``, so its first product makes no pass and no read for it."""
     _LONGEST.put(ptr, int(longest))
 
+
+def merge_plan(M, nse, ipt=MERGE_IPT, fix_ipt=FIX_IPT):
+    """The launches of the merge-path SpMV of an M-row matrix of nse entries, all sizes known on the
+    host: (tiles of csr_merge_mv, the fix-up levels as (input offset, carries, output offset,
+    tiles), length of the carry arrays). Level 0's carries are [0, tiles); each level reads its
+    input slice and writes the next one, until one carry is left."""
+    ntiles = -(-(M + nse) // (32 * ipt))
+    levels, off, n = [], 0, ntiles
+    while n > 1:
+        out = -(-n // (32 * fix_ipt))
+        levels.append((off, n, off + n, out))
+        off, n = off + n, out
+    return ntiles, tuple(levels), off + n
+
+
+def merge_partition(drv, crow, M, nse, ipt=MERGE_IPT):
+    """The merge path's tile starts of pointers ``crow`` (int64[tiles + 1], csr_merge_search), kept
+    per pointer array (and per CuPy stream: a stream would not wait for another's search): a matrix
+    multiplied many times searches once. A launch, no read."""
+    stream = launch_stream(drv)
+    hit = _PARTITION.get(crow)
+    if hit is not None and hit[0] == (nse, ipt, stream):
+        return hit[1]
+    ntiles = -(-(M + nse) // (32 * ipt))
+    part = drv.xp.empty(ntiles + 1, np.int64)
+    drv.launch(SOURCE, f"csr_merge_search<{index_type(crow.dtype)}>", ntiles + 1,
+               (crow, np.int64(M), np.int64(nse), np.int64(32 * ipt), np.int64(ntiles), part))  # fmt: skip
+    _PARTITION.put(crow, ((nse, ipt, stream), part))
+    return part
+
+
+def launch_stream(drv):
+    """The CuPy stream launches go to now (None for the emulated drivers: they have one)."""
+    return drv.xp.cuda.get_current_stream().ptr if drv.name == "cupy" else None
+
+
+def merge_scratch(xp, M, nse, dtype, ipt=MERGE_IPT, fix_ipt=FIX_IPT):
+    """The carry arrays of the merge-path SpMV of an M-row matrix of nse entries and values of
+    ``dtype`` (keys int64, sums in its sp_acc dtype), sliced for the launches of
+    :func:`launch_merge_mv`: (level 0's keys and sums, tiles, then per fix-up level (keys in, sums
+    in, carries, keys out, sums out, tiles)). Two allocations; its size is fixed per matrix."""
+    ntiles, levels, total = merge_plan(M, nse, ipt, fix_ipt)
+    keys, sums = xp.empty(total, np.int64), xp.empty(total, ACC_DTYPES.get(np.dtype(dtype), dtype))
+    fixes = tuple((keys[o:o + n], sums[o:o + n], np.int64(n), keys[p:p + k], sums[p:p + k], k) for o, n, p, k in levels)
+    return keys[:ntiles], sums[:ntiles], ntiles, fixes
+
+
+def merge_names(index_dtype, dtype):
+    """(csr_merge_mv, csr_merge_fix) instantiations for these index and value dtypes (values as
+    :func:`~._operands.numeric` leaves them: unsigned viewed as signed)."""
+    T = c_type(dtype)
+    return f"csr_merge_mv<{index_type(index_dtype)}, {T}>", f"csr_merge_fix<{T}>"
+
+
+def launch_merge_mv(drv, names, crow, col, values, x, y, M, K, nse, part, scratch, stats, ipt=MERGE_IPT,
+                    fix_ipt=FIX_IPT):
+    """The launches of the merge-path SpMV ``y = A @ x`` (y (M,) or (M, 1), x (K,) or (K, 1), all
+    checked and C-contiguous): csr_merge_mv, then one csr_merge_fix per fix-up level. No allocation
+    (``part`` from :func:`merge_partition`, ``scratch`` from :func:`merge_scratch` for the same
+    ipt), no read."""
+    mv, fix = names
+    keys, sums, ntiles, fixes = scratch
+    m, fix_ipt = np.int64(M), np.int64(fix_ipt)
+    drv.launch(SOURCE, mv, ntiles * 32,
+               (crow, col, values, x, m, np.int64(K), np.int64(nse), np.int64(ipt), part, y, keys, sums, stats))  # fmt: skip
+    for kin, vin, n, kout, vout, nout in fixes:
+        drv.launch(SOURCE, fix, nout * 32, (kin, vin, n, m, fix_ipt, y, kout, vout, stats))
 
 def csr_unread_nan(crow, col, x, y):
     """``y`` (the product of the zero-fill CSR matrix (crow, col) with x, (M,) or (M, N), float32
@@ -217,7 +296,13 @@ def csr_matmul_dense(crow, col, values, x, report_finite=False):
     I, T = index_type(crow.dtype), c_type(values.dtype)
     mean = nse / M
     acc_dtype = None
-    if longest > SKEW_MIN and longest > SKEW_FACTOR * mean:
+    skewed = longest > SKEW_MIN and longest > SKEW_FACTOR * mean
+    if skewed and N == 1:
+        y = xp.empty((M, 1), values.dtype)
+        part, scratch = merge_partition(drv, crow, M, nse), merge_scratch(xp, M, nse, values.dtype)
+        launch_merge_mv(drv, merge_names(crow.dtype, values.dtype), crow, col, values, x2, y, M, K, nse, part,
+                        scratch, stats)  # fmt: skip
+    elif skewed:
         _check_pointers(drv, crow, nse, stats)
         y, acc_dtype = _accumulator(xp, (M, N), values.dtype)
         drv.launch(SOURCE, f"csr_split<{I}, {T}>", -(-nse // CHUNK) * N,
