@@ -12,13 +12,6 @@ from . import registry_table  # noqa: E402,F401
 from . import compressed_generic, linalg_generic, merge, segments  # noqa: E402,F401
 
 
-def __getattr__(name):
-    """``sparray.<folder>.<module>`` without importing it first (the package loads it on first use)."""
-    import importlib
+from .._core.lazy import submodule_getattr
 
-    try:
-        return importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as e:
-        if e.name != f"{__name__}.{name}":
-            raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+__getattr__ = submodule_getattr(__name__)  # sparray.<folder>.<module> loads on first use

@@ -3,13 +3,6 @@ reductions (statistical), searching, sorting, sets, manipulation, indexing, util
 """
 
 
-def __getattr__(name):
-    """``sparray.<folder>.<module>`` without importing it first (the package loads it on first use)."""
-    import importlib
+from .._core.lazy import submodule_getattr
 
-    try:
-        return importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as e:
-        if e.name != f"{__name__}.{name}":
-            raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+__getattr__ = submodule_getattr(__name__)  # sparray.<folder>.<module> loads on first use

@@ -1,13 +1,5 @@
 """``python -m sparray`` commands: ``info`` (versions, devices, cache) and ``warmup`` (compile the kernels ahead)."""
 
+from .._core.lazy import submodule_getattr
 
-def __getattr__(name):
-    """``sparray.<folder>.<module>`` without importing it first (the package loads it on first use)."""
-    import importlib
-
-    try:
-        return importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as e:
-        if e.name != f"{__name__}.{name}":
-            raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+__getattr__ = submodule_getattr(__name__)  # sparray.<folder>.<module> loads on first use
