@@ -40,7 +40,7 @@ KINDS = ("sum", "max", "min")
 class _State:
     """What one array keeps for one (op, axis) of its lean device reductions (module docstring)."""
 
-    __slots__ = ("drv", "kind", "launch", "nkeys", "indices", "fill", "shape", "missing", "coo", "dtype")
+    __slots__ = ("drv", "launch", "indices", "fill", "shape", "missing", "coo")
 
 
 def reduce_axis(A, kind, axis):
@@ -102,7 +102,7 @@ def _build(A, kind, axis):
     vals = xp.ascontiguousarray(values).reshape(n, 1)
     T = c_type(values.dtype)
     st = _State()
-    st.drv, st.kind, st.nkeys, st.coo, st.dtype = drv, kind, nkeys, COO, values.dtype
+    st.drv, st.coo = drv, COO
     st.shape = (nkeys,)
     idt = ptr.dtype if nkeys <= np.iinfo(np.int32).max else np.int64
     st.indices = xp.arange(nkeys, dtype=idt).reshape(1, nkeys)
@@ -150,7 +150,7 @@ def _build_all(A, kind):
 
     values = A._values
     st = _State()
-    st.drv, st.kind, st.dtype, st.shape = driver_for(values), kind, values.dtype, ()
+    st.drv, st.shape = driver_for(values), ()
     xp = st.drv.xp
     reduce = {"sum": xp.sum, "max": xp.max, "min": xp.min}[kind]
     rows = values.reshape(values.shape[0], 1)
