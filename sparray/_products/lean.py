@@ -66,11 +66,10 @@ class LeanMatrix:
     for these types; ``products``: products made so far.
     """
 
-    __slots__ = ("A", "ptr", "idx", "values", "nmajor", "nminor", "shape", "dtype", "zero_fill", "present",
+    __slots__ = ("ptr", "idx", "values", "nmajor", "nminor", "shape", "dtype", "zero_fill", "present",
                  "unread", "warm", "products", "layout", "mv")  # fmt: skip
 
     def __init__(self, A):
-        self.A = A
         self.layout = A.layout
         self.ptr, self.idx, self.values = A._cidx, A._pidx, A._values
         self.nmajor, self.nminor = A._grid
