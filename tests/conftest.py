@@ -21,6 +21,11 @@ settings.load_profile("ci")  # hypothesis's own --hypothesis-profile option load
 # The suite checks the kernels the registry picks, so they compile on first use rather than in the
 # background (test_jit.py checks background compilation in subprocesses of its own).
 _jit.set_mode("eager")
+# The suite's workers are each other's load: a test that forces a parallel kernel gets its threads
+# whatever the other worker does (tests/test_threads.py checks the load rule with it switched on).
+from sparray.kernels.cpu import _threads  # noqa: E402
+
+_threads.WATCH_LOAD = False
 # Small inputs keep the generic path however often a test repeats them (test_dispatch.py checks the
 # budget that moves repeated small calls to the kernel): the suite does not compile kernels for
 # argument types only its small cases use.

@@ -95,9 +95,9 @@ def _serial_products(op):
     if op.kind != "sparse" or type(getattr(op.A, "values", None)) is not np.ndarray:
         yield
         return
-    from ..kernels.cpu._sort import threads_for
+    from ..kernels.cpu._threads import team
 
-    with threads_for(0):  # no work counts as small: one thread
+    with team(0):  # no work counts as small: one thread
         yield
 
 

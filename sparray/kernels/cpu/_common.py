@@ -6,6 +6,8 @@
 - :func:`as_index` / :func:`as_values`: index and value arguments checked and made contiguous.
 - :func:`prefetch_read` / :func:`prefetch_write`: cache prefetches of ``arr[i]`` inside numba
   code (LLVM's prefetch intrinsic).
+- :func:`claim`: an atomic counter's next value inside numba code: chunks of a parallel loop
+  handed to whichever thread is free (late threads do not hold a call back).
 - :func:`row_splits`: rows cut into chunks of equal work (entries + a cost per row).
 - :func:`chunk_bounds`: the unsigned positions ``[lo, hi)`` of slice c of n elements cut in
   ``nchunks`` equal slices (the loop bounds of a ``prange`` body, see "No gathers").
@@ -34,7 +36,7 @@ from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, 
 
 __all__ = [
     "EXPECTED_DTYPES", "INDEX_DTYPES", "NUMERIC_DTYPES", "SERIAL_WORK", "SIGNED_OF",
-    "as_index", "as_values", "chunk_bounds", "prefetch_read", "prefetch_write", "row_splits", "scratch",
+    "as_index", "as_values", "chunk_bounds", "claim", "prefetch_read", "prefetch_write", "row_splits", "scratch",
 ]  # fmt: skip
 
 INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
@@ -150,6 +152,38 @@ def prefetch_write(typingctx, arr, i, nbytes):
         off = context.cast(builder, args[2], signature.args[2], types.int64)
         _prefetch_call(builder, _address(context, builder, signature, args, off), True)
         return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def claim(typingctx, counter):
+    """``counter[0]``'s value before adding 1 to it, atomically (one ``lock xadd``): each thread of a
+    parallel region that calls it gets a different number. ``counter`` is a 1-D int64 array.
+
+    Work handed out by a counter instead of by ``prange``'s fixed split (each thread its 1/T of the
+    iterations) goes to whichever thread is free: a thread whose core is busy elsewhere takes the
+    chunks it gets to and the others take the rest, so a late thread does not hold the call back
+    by more than the chunk it is on. The pattern (a claim loop)::
+
+        counter = np.zeros(1, np.int64)
+        for _ in numba.prange(numba.get_num_threads()):   # one worker per thread
+            c = claim(counter)
+            while c < nchunks:
+                ...work on chunk c...
+                c = claim(counter)
+
+    Every chunk goes to exactly one worker; which one depends on timing, so a kernel that wants
+    the same bits on every run writes each chunk's result to the chunk's own place (no sums across
+    chunks in the order they were claimed).
+    """
+    if not (isinstance(counter, types.Array) and counter.dtype == types.int64 and counter.ndim == 1):
+        return None
+    sig = types.int64(counter)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.atomic_rmw("add", ary.data, ir.Constant(ir.IntType(64), 1), "monotonic")
 
     return sig, codegen
 

@@ -22,8 +22,6 @@ the reduction kernels compile once per value dtype (the operation is a runtime i
 not a compile-time constant).  Nothing is compiled at import time.
 """
 
-import contextlib
-
 import numba
 import numpy as np
 from numba import types
@@ -31,6 +29,7 @@ from numba.extending import overload
 
 from .. import KernelDeclined
 from ._common import as_index, chunk_bounds
+from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = [
@@ -43,7 +42,6 @@ __all__ = [
     "segment_starts",
     "segment_reduce",
     "num_chunks",
-    "threads_for",
     "minmax",
 ]
 
@@ -75,22 +73,6 @@ def num_chunks(n, grain=1 << 16):
     smaller than ``grain`` items (at least 1)."""
     nt = numba.get_num_threads()
     return int(max(1, min(nt, n // grain if grain > 0 else nt)))
-
-
-@contextlib.contextmanager
-def threads_for(work, grain=1 << 15):
-    """Run the enclosed kernels on the calling thread alone when ``work`` is small:
-    waking the thread pool costs more than such inputs take (and much more on a loaded
-    machine).  Numba's thread count is thread-local, so this does not affect others."""
-    if work >= grain:
-        yield
-        return
-    old = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(old)
 
 
 def check_values(values, n, name="values"):
@@ -222,7 +204,8 @@ def sortedness(keys):
     n = keys.shape[0]
     if n < 2:
         return True, True
-    desc, eq = _sortedness(keys, num_chunks(n))
+    with team(n, 1 << 16):
+        desc, eq = _sortedness(keys, num_chunks(n))
     desc, eq = desc.sum(), eq.sum()
     return bool(desc == 0 and eq == 0), bool(desc == 0)
 
@@ -251,9 +234,10 @@ def _minmax(keys, nchunks):
 
 def minmax(keys, nchunks=None):
     """``(min, max)`` of a non-empty int64 array (parallel), as Python ints."""
-    if nchunks is None:
-        nchunks = num_chunks(keys.shape[0])
-    mins, maxs = _minmax(keys, nchunks)
+    with team(keys.shape[0], 1 << 16):
+        if nchunks is None:
+            nchunks = num_chunks(keys.shape[0])
+        mins, maxs = _minmax(keys, nchunks)
     return int(mins.min()), int(maxs.max())
 
 
@@ -398,6 +382,11 @@ def radix_argsort(keys, nchunks=None):
     n = keys.shape[0]
     if n == 0:
         return keys.copy(), np.empty(0, np.int64)
+    with team(n, 1 << 16):
+        return _radix_argsort(keys, n, nchunks)
+
+
+def _radix_argsort(keys, n, nchunks):
     if nchunks is None:
         nchunks = num_chunks(n)
     kmin, kmax = minmax(keys, nchunks)
@@ -481,10 +470,11 @@ def segment_starts(skeys):
     n = skeys.shape[0]
     if n == 0:
         return np.zeros(1, np.int64)
-    nch = num_chunks(n, 1 << 14)
-    cnt = _segment_count(skeys, nch)
-    starts = np.empty(int(cnt[nch]) + 1, np.int64)
-    _segment_fill(skeys, cnt, nch, starts)
+    with team(n, 1 << 14):
+        nch = num_chunks(n, 1 << 14)
+        cnt = _segment_count(skeys, nch)
+        starts = np.empty(int(cnt[nch]) + 1, np.int64)
+        _segment_fill(skeys, cnt, nch, starts)
     return starts
 
 
@@ -524,5 +514,6 @@ def segment_reduce(values, starts, op, perm=None):
     if perm is None:
         perm = np.empty(0, np.int64)
     out = np.empty((starts.shape[0] - 1, values.shape[1]), values.dtype)
-    _segment_reduce(values, perm, starts, OP_CODES[op], out)
+    with team(values.shape[0] * values.shape[1]):
+        _segment_reduce(values, perm, starts, OP_CODES[op], out)
     return out

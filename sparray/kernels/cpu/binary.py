@@ -36,6 +36,7 @@ from numba import types
 from numba.extending import overload
 
 from .. import KernelDeclined
+from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["merge_apply", "OPS", "MODES", "fused_operands", "chunk_count", "union_scalar_run"]
@@ -345,6 +346,11 @@ def chunk_count(entries):
 
 
 def merge_apply(idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, op):
+    with team(np.size(idx_a) + np.size(idx_b), 1 << 16):
+        return _merge_apply_in_team(idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, op)
+
+
+def _merge_apply_in_team(idx_a, va, fa, idx_b, vb, fb, sparse_shape, mode, op):
     va, fa, vb, fb = fused_operands("merge_apply", va, fa, vb, fb, mode, op)
     dt = va.dtype
     s = len(sparse_shape)

@@ -43,6 +43,7 @@ import numba
 import numpy as np
 
 from .binary import MODES, OPS, _apply, chunk_count, fused_operands
+from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["merge_apply_rows", "union_into"]
@@ -353,6 +354,11 @@ def _write_rows(pa, ma, va, fa, pb, mb, vb, fb, a, b, r, runs, starts, mode, op,
 
 
 def merge_apply_rows(ptr_a, minor_a, va, fa, ptr_b, minor_b, vb, fb, nminor, mode, op):
+    with team(np.size(minor_a) + np.size(minor_b), 1 << 16):
+        return _merge_apply_rows_in_team(ptr_a, minor_a, va, fa, ptr_b, minor_b, vb, fb, nminor, mode, op)
+
+
+def _merge_apply_rows_in_team(ptr_a, minor_a, va, fa, ptr_b, minor_b, vb, fb, nminor, mode, op):
     va, fa, vb, fb = fused_operands("merge_apply_rows", va, fa, vb, fb, mode, op)
     dt = va.dtype
     if ptr_a.ndim != 1 or ptr_a.shape != ptr_b.shape or ptr_a.shape[0] < 1:
@@ -438,11 +444,11 @@ def union_into(ptr_a, minor_a, va, fa, ptr_b, minor_b, vb, fb, op, serial=None):
     entries, else :func:`merge_apply_rows`' parallel merge (``serial`` True or False forces one;
     the same result)."""
     na, nb = minor_a.shape[0], minor_b.shape[0]
-    if not (na + nb < UNION_SERIAL_WORK if serial is None else serial):
-        m = 1
-        ptr, minor, vals = merge_apply_rows(ptr_a, minor_a, va.reshape(na, m), fa, ptr_b, minor_b, vb.reshape(nb, m), fb,
-                                            0, "union", op)
-        return ptr, minor, vals.reshape(vals.shape[0])
+    with team(0 if serial else na + nb if serial is None else 1 << 62, UNION_SERIAL_WORK) as threads:
+        if threads > 1:
+            ptr, minor, vals = merge_apply_rows(ptr_a, minor_a, va.reshape(na, 1), fa, ptr_b, minor_b,
+                                                vb.reshape(nb, 1), fb, 0, "union", op)
+            return ptr, minor, vals.reshape(vals.shape[0])
     cap = na + nb
     idt = ptr_a.dtype
     out_ptr = np.empty(ptr_a.shape[0], idt)

@@ -17,9 +17,9 @@ from ._sort import (
     segment_reduce,
     segment_starts,
     sortedness,
-    threads_for,
     value_view,
 )
+from ._threads import team
 
 __all__ = ["coalesce", "is_strictly_increasing"]
 
@@ -60,7 +60,7 @@ def coalesce(keys, values):
     keys = _as_int64_1d(keys, "keys")
     n = keys.shape[0]
     values = check_values(values, n)
-    with threads_for(n * values.shape[1]):
+    with team(n * values.shape[1]):
         return _coalesce(keys, values)
 
 

@@ -17,7 +17,7 @@ KernelDeclined).  Kernels that only move values see them as unsigned integers of
 (complex128 as two uint64), so they compile once per width, not per dtype.  An index that is out
 of range, or offsets that are not a valid segmentation, are never used as addresses: they are
 detected (counted, with the first bad position) and the wrapper raises ValueError naming it.
-Small inputs run on the calling thread alone (:func:`._sort.threads_for`).
+Small inputs run on the calling thread alone (:func:`._threads.team`).
 
 >>> import numpy as np
 >>> off = compress_offsets(np.array([0, 0, 2]), 4, np.int64)
@@ -36,7 +36,8 @@ from numba.extending import overload
 
 from .. import KernelDeclined
 from ._common import as_index, chunk_bounds, middle_sample, prefetch_write, row_splits, scratch
-from ._sort import SUPPORTED_DTYPES, threads_for
+from ._sort import SUPPORTED_DTYPES
+from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = [
@@ -136,7 +137,7 @@ def _check_offsets(offsets, name, total=None):
     if offsets[0] != 0:
         raise ValueError(f"{name}[0] must be 0, got {offsets[0]}")
     if n > 1:
-        with threads_for(n):
+        with team(n):
             g = int(_first_decrease(offsets, _threads()))
         if g < n:
             raise ValueError(
@@ -373,7 +374,7 @@ def _compress_sorted(keys, nbuckets, out, nchunks, gappy):
 
 
 def _nchunks(n):
-    """Chunks of a pass over ``n`` sorted keys: one per thread (read inside ``threads_for``), at
+    """Chunks of a pass over ``n`` sorted keys: one per thread (read inside ``team``), at
     least 4096 keys each."""
     return min(_threads(), max(1, n >> 12))
 
@@ -426,14 +427,14 @@ def compress_offsets(keys, nbuckets, index_dtype, checked=False):
     if checked and nbuckets > 0:
         out = np.empty(nbuckets + 1, dt)
         out[0] = 0
-        with threads_for(n + nbuckets):
+        with team(n + nbuckets):
             _compress_sorted(keys, nbuckets, out, _nchunks(n), _gappy(keys))
         out[min(max(int(keys[n - 1]), 0), nbuckets - 1) + 1 :] = n
         return out
     fill_gaps = _gappy(keys)
     out = np.zeros(nbuckets + 1, dt) if fill_gaps else np.empty(nbuckets + 1, dt)
     out[0] = 0
-    with threads_for(n + nbuckets):
+    with team(n + nbuckets):
         bad = int(_compress(keys, nbuckets, out, _nchunks(n), fill_gaps).min())
     if bad < n:
         k = int(keys[bad])
@@ -489,7 +490,7 @@ def expand_offsets(offsets, index_dtype, nnz=None):
     rows = np.empty(nnz, dt)
     if nnz == 0:
         return rows
-    with threads_for(nnz + G):
+    with team(nnz + G):
         splits = row_splits(offsets, _threads())
         _expand(offsets, splits, rows)
     return rows
@@ -813,7 +814,7 @@ def transpose_compressed(offsets, minor, values, nbatch, nmajor, nminor, index_d
     shift = max(0, (NB - 1).bit_length() - _QBITS)
     if shift and _near_diagonal(offsets, minor, nmajor, nminor, t_minor.itemsize + t_values[:1].nbytes):
         shift = _SUB_BITS + 1  # one level: its write streams stay in cache
-    with threads_for(nnz + NB):
+    with team(nnz + NB):
         nt = _threads()
         if shift <= _SUB_BITS:
             T, Q = nt, ((NB - 1) >> shift) + 1
@@ -981,7 +982,7 @@ def dense_to_compressed(dense, fill, index_dtype):
     dense = np.ascontiguousarray(dense)
     d2, f2, fnan, nanw = _compare_words(dense, fill)
     cnt = np.zeros(N + 1, np.int64)
-    with threads_for(N * C * m):
+    with team(N * C * m):
         _d2c_count(d2, f2, fnan, nanw, cnt)
         _scan_inplace(cnt[1:], _threads())
         nse = int(cnt[N])
@@ -1065,7 +1066,7 @@ def compressed_to_dense(offsets, minor, values, fill, nminor):
     out = np.empty((N, nminor, m), values.dtype)
     vb = _bits(np.ascontiguousarray(values))
     ob = _bits(out).reshape(N, nminor * _width(values.dtype, m))
-    with threads_for(out.size + nnz):
+    with team(out.size + nnz):
         nbad, first = _c2d(offsets, minor, vb, _bits(fill), nminor, ob, _threads())
     nbad = int(nbad.sum())
     if nbad:
@@ -1149,7 +1150,7 @@ def scatter_blocks(block_ids, slots, values, nblocks, nslots, fill):
     out = np.empty((nblocks, nslots, m), values.dtype)
     vb = _bits(np.ascontiguousarray(values))
     ob = _bits(out).reshape(nblocks * nslots, _width(values.dtype, m))
-    with threads_for(out.size + n * m):
+    with team(out.size + n * m):
         nbad, first = _scatter_blocks(block_ids, slots, vb, nblocks, nslots, _bits(fill), ob, _threads())
     nbad = int(nbad.sum())
     if nbad:
@@ -1219,13 +1220,14 @@ def transpose_into(offsets, minor, values, nminor, serial=None):
     t_off = np.empty(nminor + 1, offsets.dtype)
     t_minor = np.empty(n, offsets.dtype)
     t_values = np.empty(n, values.dtype)
-    if n + nmajor + nminor < TRANSPOSE_SERIAL_WORK if serial is None else serial:
-        status = _transpose_serial(offsets, minor, values, nminor, t_off, t_minor, t_values)
-    else:
-        T = numba.get_num_threads()
-        hist = scratch("transpose.hist", (T, nminor), np.int64)
-        status = _transpose_parallel(offsets, minor, values, nminor, row_splits(offsets, T), t_off, t_minor, t_values,
-                                     hist)
+    work = n + nmajor + nminor
+    with team(0 if serial else work if serial is None else 1 << 62, TRANSPOSE_SERIAL_WORK) as T:
+        if T == 1:
+            status = _transpose_serial(offsets, minor, values, nminor, t_off, t_minor, t_values)
+        else:
+            hist = scratch("transpose.hist", (T, nminor), np.int64)
+            status = _transpose_parallel(offsets, minor, values, nminor, row_splits(offsets, T), t_off, t_minor,
+                                         t_values, hist)
     if status < 0:
         raise ValueError("transpose_into: offsets must cut [0, nse) into rows and every minor index lie in [0, nminor)")
     return t_off, t_minor, t_values
@@ -1314,16 +1316,17 @@ def to_dense_into(offsets, minor, values, fill, shape, by_rows, serial=None):
     index."""
     M, N = shape
     fill_v = values.dtype.type(fill)
-    if by_rows and not (M * N < DENSE_SERIAL_WORK if serial is None else serial):
-        # a zero fill over more bytes than glibc ever recycles: fresh pages the system hands out
-        # zeroed, of which only those holding an entry are touched (scipy's toarray does the same);
-        # smaller results come from recycled memory, where filling each row first is one pass
-        fresh = M * N * values.itemsize >= DENSE_FRESH_BYTES and fill_v == 0 and not np.signbit(np.real(fill_v))
-        out = np.zeros(shape, values.dtype) if fresh else np.empty(shape, values.dtype)
-        status = _to_dense_rows_parallel(offsets, minor, values, fill_v, out, numba.get_num_threads(), not fresh)
-    else:
-        out = np.empty(shape, values.dtype) if by_rows else np.full(shape, fill_v, values.dtype)
-        status = _to_dense_serial(offsets, minor, values, fill_v, out, by_rows)
+    with team(0 if serial or not by_rows else M * N if serial is None else 1 << 62, DENSE_SERIAL_WORK) as T:
+        if T > 1:
+            # a zero fill over more bytes than glibc ever recycles: fresh pages the system hands out
+            # zeroed, of which only those holding an entry are touched (scipy's toarray does the same);
+            # smaller results come from recycled memory, where filling each row first is one pass
+            fresh = M * N * values.itemsize >= DENSE_FRESH_BYTES and fill_v == 0 and not np.signbit(np.real(fill_v))
+            out = np.zeros(shape, values.dtype) if fresh else np.empty(shape, values.dtype)
+            status = _to_dense_rows_parallel(offsets, minor, values, fill_v, out, T, not fresh)
+        else:
+            out = np.empty(shape, values.dtype) if by_rows else np.full(shape, fill_v, values.dtype)
+            status = _to_dense_serial(offsets, minor, values, fill_v, out, by_rows)
     if status < 0:
         raise ValueError("to_dense_into: offsets must be non-decreasing within [0, nse] and indices in range")
     return out
@@ -1473,7 +1476,12 @@ def coo_to_csr_into(rows, cols, values, nrows, ncols, index_dtype, serial=None):
     below ``COO_SERIAL_WORK`` entries plus rows, else in parallel (``serial`` True or False forces one;
     the same result). ValueError for an index out of range."""
     n = rows.shape[0]
-    serial = n + nrows < COO_SERIAL_WORK if serial is None else serial
+    with team(0 if serial else n + nrows if serial is None else 1 << 62, COO_SERIAL_WORK) as T:
+        return _coo_to_csr_in_team(rows, cols, values, nrows, ncols, index_dtype, T == 1)
+
+
+def _coo_to_csr_in_team(rows, cols, values, nrows, ncols, index_dtype, serial):
+    n = rows.shape[0]
     idt = np.dtype(index_dtype)
     t_cols = np.empty(n, idt)
     t_vals = np.empty(n, values.dtype)

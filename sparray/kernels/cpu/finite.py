@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 from .. import KernelDeclined
-from ._sort import threads_for
+from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["all_finite"]
@@ -62,5 +62,5 @@ def all_finite(x):
     flat = x.reshape(-1)
     if _FLOATS[x.dtype] is not None:
         flat = flat.view(_FLOATS[x.dtype])
-    with threads_for(flat.shape[0]):
+    with team(flat.shape[0]):
         return bool(_zero_products_sum(flat, _CHUNKS) == 0.0)

@@ -44,9 +44,9 @@ from ._sort import (
     segment_reduce,
     segment_starts,
     sortedness,
-    threads_for,
     value_view,
 )
+from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["group_reduce", "group_reduce_rows", "dense_threshold", "sum_runs_into"]
@@ -109,7 +109,7 @@ def group_reduce(keys, values, nkeys, op):
     vv = value_view(values)
     if n == 0:
         return np.empty(0, np.int64), np.empty((0, m), dtype), np.empty(0, np.int64)
-    with threads_for(n * m + nkeys):
+    with team(n * m + nkeys):
         return _group_reduce(keys, vv, nkeys, op, dtype)
 
 
@@ -550,7 +550,7 @@ def group_reduce_rows(offsets, values, op):
     if offsets[0] != 0 or offsets[-1] != n:
         raise ValueError(f"group_reduce_rows: offsets must run from 0 to len(values) = {n}; got {offsets[0]} to {offsets[-1]}")
     G = offsets.shape[0] - 1
-    with threads_for(n * m + G):
+    with team(n * m + G):
         splits = row_splits(offsets, max(1, num_chunks(n + G, 1 << 14) * 4), _ROWCOST)
         cnt, bad = _count_runs(offsets, n, splits)
         if bad.any():
@@ -606,9 +606,10 @@ def sum_runs_into(offsets, values, serial=None):
     a bad pointer."""
     G = offsets.shape[0] - 1
     n = values.shape[0]
-    if not (n + G < RUNS_SERIAL_WORK if serial is None else serial):
-        runs, acc, _ = group_reduce_rows(offsets, values.reshape(n, 1), "sum")
-        return runs, acc.reshape(acc.shape[0])
+    with team(0 if serial else n + G if serial is None else 1 << 62, RUNS_SERIAL_WORK) as threads:
+        if threads > 1:
+            runs, acc, _ = group_reduce_rows(offsets, values.reshape(n, 1), "sum")
+            return runs, acc.reshape(acc.shape[0])
     runs = np.empty(G, np.int64)
     sums = np.empty(G, values.dtype)
     nu = _sum_runs_serial(offsets, values, runs, sums)

@@ -17,7 +17,8 @@ twice, once to count its output and once, after a prefix sum, to fill it.
 import numba
 import numpy as np
 
-from ._sort import _as_int64_1d, check_values, num_chunks, threads_for
+from ._sort import _as_int64_1d, check_values, num_chunks
+from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["merge_pattern", "gather_with_fill", "MODES"]
@@ -225,7 +226,7 @@ def merge_pattern(keys_concat, offsets, mode):
     nch = max(1, min(nch, nbig))
     src = keys[offsets[big]: offsets[big + 1]]
     splitters = src[(np.arange(1, nch, dtype=np.int64) * nbig) // nch]
-    with threads_for(int(keys.shape[0])):
+    with team(int(keys.shape[0])):
         code = MODES[mode]
         bounds, counts = _merge_count(keys, offsets, np.ascontiguousarray(splitters), code)
         n_out = int(counts[-1])
@@ -325,7 +326,7 @@ def gather_with_fill(values, positions, fill):
     fill = np.ascontiguousarray(fill)
     n = positions.shape[0]
     out = np.empty((n, m), values.dtype)
-    with threads_for(n * m):
+    with team(n * m):
         nbad = _gather(
             _bits_view(values, m),
             positions,

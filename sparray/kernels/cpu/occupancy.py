@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from ._common import as_index
-from ._sort import threads_for
+from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["unused_minor", "used_minor"]
@@ -52,7 +52,7 @@ def _mark(minor, nminor, used, nchunks):
 def _used(minor, nminor, who):
     minor = as_index(minor, "minor", who)
     used = np.zeros(nminor, np.uint8)
-    with threads_for(minor.shape[0]):
+    with team(minor.shape[0]):
         bad = _mark(minor, nminor, used, numba.get_num_threads())
     if bad:
         raise ValueError(f"{who}: {bad} indices outside [0, {nminor})")

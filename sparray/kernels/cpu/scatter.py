@@ -38,7 +38,7 @@ from ._banded import (
     SPILL, add_fold, banded_chunk, banded_plan, banded_rest, banded_start, join_value, put_value, reset_value,
 )
 from ._common import chunk_bounds, middle_sample, prefetch_write
-from ._sort import threads_for
+from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["scatter_sum", "nonzero_rows", "sum_by_key_into"]
@@ -303,6 +303,11 @@ def _workspace(nbytes):
 
 def scatter_sum(keys, values, nkeys, sorted_keys=False):
     """Per-key sums ``(nkeys, m)``; ``sorted_keys`` hints that ``keys`` are non-decreasing."""
+    with team(np.size(values), 1 << 16):
+        return _scatter_sum_in_team(keys, values, nkeys, sorted_keys)
+
+
+def _scatter_sum_in_team(keys, values, nkeys, sorted_keys=False):
     keys = np.asarray(keys)
     values = np.ascontiguousarray(values)
     if keys.ndim != 1 or keys.dtype not in (np.int32, np.int64):
@@ -417,7 +422,7 @@ def nonzero_rows(dense):
     # one value a row (a sum's usual result) is counted and gathered as is; wider rows through
     # whether each has a non-zero, then a take of the rows found
     v = dense.reshape(n) if m == 1 else (dense != 0).any(axis=1)
-    with threads_for(n * max(m, 1)):
+    with team(n * max(m, 1)):
         nchunks = max(1, min(numba.get_num_threads() * 4, n >> 14))
         starts = np.cumsum(_count_nonzero(v, nchunks))
         total = int(starts[-1])

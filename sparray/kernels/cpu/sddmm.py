@@ -19,7 +19,7 @@ Parallel over chunks of rows balanced by entries + rows (a few chunks per thread
 round-robin); the row ``a[r]`` stays in cache across its entries.  The inner dot product is
 compiled with ``fastmath={"reassoc", "contract"}`` so that floating-point sums vectorise (the
 summation order, hence the last bits, differs from a sequential loop; NaN and inf behave
-normally).  Small inputs run on the calling thread alone (:func:`._sort.threads_for`).
+normally).  Small inputs run on the calling thread alone (:func:`._threads.team`).
 
 >>> import numpy as np
 >>> sddmm(np.array([0, 2, 3]), np.array([0, 2, 1]), np.array([[1.0, 2.0], [3.0, 4.0]]),
@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import KernelDeclined
 from ._common import as_index, as_values, row_splits
-from ._sort import threads_for
+from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["sddmm"]
@@ -176,7 +176,7 @@ def sddmm(crow, col, a, bt):
     if nse == 0:
         return out.view(dtype)
     zero = np.int64(0) if a.dtype.kind == "i" else a.dtype.type(0)
-    with threads_for(nse * max(K, 1) + R):
+    with team(nse * max(K, 1) + R):
         flags = int(_sddmm(crow, col, a, bt, out, zero, numba.get_num_threads(), _CHUNKS_PER_THREAD))
     if flags:
         _raise_invalid(flags, crow, col, C)

@@ -41,7 +41,7 @@ access through a signed integer, which here cost about 2x.  Scratch is allocated
 call: the (T, ncols) int64 marker, a (T, ncols) accumulator that only rows of more than 64
 entries touch and (T, ncols / 64) + (T, ncols / 4096) bitmaps (memory O(T * ncols), like
 scipy's O(ncols)).
-Small inputs run on the calling thread alone (:func:`._sort.threads_for`).
+Small inputs run on the calling thread alone (:func:`._threads.team`).
 
 >>> import numpy as np
 >>> crow, col, val = spgemm(np.array([0, 2, 3]), np.array([1, 0, 1]), np.array([1.0, 2.0, 3.0]),
@@ -56,7 +56,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .. import KernelDeclined
 from ._common import as_index, as_values, prefetch_read, row_splits, scratch
-from ._sort import threads_for
+from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["spgemm"]
@@ -541,7 +541,7 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
     K = b_crow.shape[0] - 1
     nnz_a = int(a_crow[-1]) - int(a_crow[0])
     nnz_b = int(b_crow[-1]) - int(b_crow[0])
-    with threads_for(M + K + nnz_a + nnz_b):
+    with team(M + K + nnz_a + nnz_b):
         T = numba.get_num_threads()
         mark = scratch("spgemm.mark", (T, ncols), np.int64)
         crow = np.empty(M + 1, np.int64)

@@ -25,7 +25,7 @@ and finds the run of each column's entries that falls into its range (row indice
 within a column: a binary search, or for the last range a backward scan), so it writes only its
 own rows of ``y`` (allocated zeroed): no atomics, no per-thread copies of ``y``.  On one thread
 that is a plain scatter, which also serves columns whose rows turn out unsorted.  Small inputs
-run on the calling thread alone (:func:`._sort.threads_for`).  Each operation calls one
+run on the calling thread alone (:func:`._threads.team`).  Each operation calls one
 parallel kernel; its per-chunk loops are plain ``njit`` helpers compiled into it.  Loops index
 with uint64 (numba adds no negative-index wraparound code for unsigned indices).
 
@@ -57,7 +57,7 @@ from ._common import (
     row_splits,
 )
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
-from ._sort import threads_for
+from ._threads import team
 
 __all__ = ["bsc_matmul_dense", "bsr_matmul_dense", "csc_matmul_dense", "csr_matmul_dense", "csr_matmul_into",
            "csr_matmul_serial", "csr_spmv_serial", "tile_of"]
@@ -464,7 +464,10 @@ def csr_matmul_into(crow, col, values, x2, y, serial=None):
     short = nse < _SHORT_ROWS * M
     if (nse + M) * N < SERIAL_WORK if serial is None else serial:
         return csr_matmul_serial(crow, col, values, x2, y, max(1, _TILE_BYTES // x2.itemsize), short)
-    status = _csr(crow, col, values, x2, y, _nchunks(), _tile(x2.dtype), short)
+    with team(1 << 62) as threads:  # parallel-sized: the threads this call may have
+        if threads == 1:
+            return csr_matmul_serial(crow, col, values, x2, y, max(1, _TILE_BYTES // x2.itemsize), short)
+        status = _csr(crow, col, values, x2, y, _nchunks(), _tile(x2.dtype), short)
     return int(np.bitwise_or.reduce(status))
 
 
@@ -767,7 +770,7 @@ def bsr_matmul_dense(crow, col, blocks, x, report_finite=False):
         y[...] = 0
         return _result(y, vector, report_finite, True)
     work = (nse * bh * bw + MB * bh) * N
-    with threads_for(work):
+    with team(work):
         status = _bsr(crow, col, blocks, x2, y, _nchunks(), _tile(x2.dtype))
     if (status & ~_NONFINITE).any():
         diagnose(fname, crow, "crow", col, "col", KB, "block columns")
@@ -955,13 +958,13 @@ def _bsc(ccol, row, blocks, x, y, nthreads):
 def _csc_like(fname, kernel, ptr, idx, vals, x2, y, nse, work, bound, what, per):
     """Run a row-split kernel on y = 0; on an inconsistency name the bad input, or (rows
     unsorted within a column) redo it on one thread, where the scatter needs no order."""
-    with threads_for(work):
+    with team(work):
         nt = numba.get_num_threads()
         status, done = kernel(ptr, idx, vals, x2, y, nt)
     if status.any() or int(done.sum()) != nse:
         diagnose(fname, ptr, per[0], idx, per[1], bound, what)
         y[...] = 0
-        with threads_for(0):
+        with team(0):
             status, done = kernel(ptr, idx, vals, x2, y, 1)
         if status.any() or int(done.sum()) != nse:
             raise AssertionError(f"{fname}: the kernel reported invalid input that was not found")

@@ -32,7 +32,7 @@ import numpy as np
 
 from .._slice_args import slice_minor_args
 from ._common import as_index, row_splits
-from ._sort import threads_for
+from ._threads import team
 from .compress import _bits, _check_dtype, _move, _scan_inplace
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
@@ -131,7 +131,7 @@ def take_major(offsets, minor, values, rows):
         raise ValueError("take_major: offsets must have at least one element")
     out_offsets = np.zeros(rows.shape[0] + 1, np.int64)
     nchunks = numba.get_num_threads() * 4
-    with threads_for(rows.shape[0]):
+    with team(rows.shape[0]):
         bad = int(_lengths(offsets, rows, nnz, out_offsets, nchunks))
         if bad >= 0:
             g = int(rows[bad])
@@ -147,7 +147,7 @@ def take_major(offsets, minor, values, rows):
     out_values = np.empty((total, *values.shape[1:]), values.dtype)
     if total:
         src, dst = _words(values, nnz), _words(out_values, total)
-        with threads_for(total + rows.shape[0]):
+        with team(total + rows.shape[0]):
             _copy_rows(offsets, minor, src, rows, out_offsets, out_minor, dst, nchunks)
     return out_offsets, out_minor, out_values
 
@@ -232,7 +232,7 @@ def slice_minor(offsets, minor, values, start, stop):
     out_offsets = np.zeros(nmajor + 1, offsets.dtype)
     firsts = np.zeros(nmajor, offsets.dtype)
     nchunks = numba.get_num_threads() * 4
-    with threads_for(nmajor * 8):
+    with team(nmajor * 8):
         bad = int(_minor_bounds(offsets, minor, np.int64(start), np.int64(stop), nnz, firsts, out_offsets, nchunks))
         if bad >= 0:
             raise ValueError(
@@ -245,6 +245,6 @@ def slice_minor(offsets, minor, values, start, stop):
     out_values = np.empty((total, *values.shape[1:]), values.dtype)
     if total:
         src, dst = _words(values, nnz), _words(out_values, total)
-        with threads_for(total + nmajor):
+        with team(total + nmajor):
             _copy_ranges(firsts, out_offsets, minor, src, minor.dtype.type(start), out_minor, dst, nchunks)
     return out_offsets, out_minor, out_values

@@ -13,6 +13,7 @@ which names the first offender. A pointer outside ``[0, nse]`` is never used as 
 
 import numba
 import numpy as np
+from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
 __all__ = ["compressed_valid"]
@@ -47,6 +48,11 @@ def _count_bad_rows(c, p, nminor, nchunks):
 
 
 def compressed_valid(cidx, pidx, nminor) -> bool:
+    with team(np.size(cidx) + np.size(pidx), 1 << 16):
+        return _compressed_valid_in_team(cidx, pidx, nminor)
+
+
+def _compressed_valid_in_team(cidx, pidx, nminor):
     width, nse = cidx.shape[-1], pidx.shape[-1]
     nb = int(np.prod(cidx.shape[:-1]))
     c = np.ascontiguousarray(cidx).reshape(nb, width)

@@ -24,6 +24,7 @@ import numba
 import numpy as np
 
 from ._common import chunk_bounds
+from ._threads import team
 
 __all__ = ["CHUNKS", "MIN_N", "axpy", "aypx", "dot"]
 
@@ -87,16 +88,19 @@ def _check(who, *arrays):
 def dot(a, b):
     """``sum(a * b)`` of two real vectors of one length and dtype (a NumPy scalar of that dtype)."""
     _check("dot", a, b)
-    return a.dtype.type(_dot(a, b, CHUNKS))
+    with team(a.shape[0], MIN_N):
+        return a.dtype.type(_dot(a, b, CHUNKS))
 
 
 def axpy(y, alpha, x):
     """``y += alpha * x`` in place."""
     _check("axpy", y, x)
-    _axpy(y, y.dtype.type(alpha), x, CHUNKS)
+    with team(y.shape[0], MIN_N):
+        _axpy(y, y.dtype.type(alpha), x, CHUNKS)
 
 
 def aypx(y, alpha, x):
     """``y = alpha * y + x`` in place."""
     _check("aypx", y, x)
-    _aypx(y, y.dtype.type(alpha), x, CHUNKS)
+    with team(y.shape[0], MIN_N):
+        _aypx(y, y.dtype.type(alpha), x, CHUNKS)
