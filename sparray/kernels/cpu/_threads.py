@@ -6,7 +6,8 @@ call, and :func:`team` looks at each before a kernel starts:
 
 - **Other processes.** A core that another process keeps busy gives a numba thread on it a time
   slice now and then: the call waits for it (on this 2-core VM, with one core spinning, ``A @ x``
-  at 1e7 entries took 26-32 ms on 2 threads, 14 ms on one). :func:`free_cores` reads, at most every
+  at 1e7 entries took 26-32 ms on 2 threads, 14 ms on one). Long calls of kernels that hand
+  their chunks to whichever thread is free (``shared``) still use such a core. :func:`free_cores` reads, at most every
   ``SAMPLE_PERIOD`` seconds, how much CPU time the other processes used on the cores this process
   may run on (``/proc/stat`` less this process's own CPU time, so sparray's threads never count
   against themselves), and a core that others keep at least ``BUSY_CORE`` busy is not handed out.
@@ -166,13 +167,20 @@ class team:
     one below ``grain`` units of work, else the caller's limit shared among the Python threads in a
     kernel call now, on the cores other processes leave free; ``with team(work) as threads`` gives
     that count (a caller with a serial twin of its kernel runs the twin when it is 1). Nested teams
-    keep the outer one's. (A class, not a generator: 0.5 us a call instead of 2.)"""
+    keep the outer one's. (A class, not a generator: 0.5 us a call instead of 2.)
 
-    __slots__ = ("work", "grain", "cap", "threads", "counted", "locked", "nested")
+    ``shared``: for a kernel that hands its chunks out by :func:`._common.claim`, the work from
+    which a thread on a busy core is worth having anyway: it takes the chunks it gets to and never
+    holds the call back by more than one chunk, so a long call gets the share of that core the
+    other process leaves (about half of it) on top of the free ones. Below it, and for kernels
+    with a fixed split, busy cores are left alone."""
 
-    def __init__(self, work, grain=1 << 15):
+    __slots__ = ("work", "grain", "shared", "cap", "threads", "counted", "locked", "nested")
+
+    def __init__(self, work, grain=1 << 15, shared=None):
         self.work = work
         self.grain = grain
+        self.shared = shared
 
     def __enter__(self):
         local = _LOCAL
@@ -187,7 +195,8 @@ class team:
         self.counted = self.work >= self.grain and cap > 1
         if self.counted:
             _ACTIVE[threading.get_ident()] = 1
-            threads = max(1, min(cap, free_cores() if WATCH_LOAD else cap, cap // len(_ACTIVE)))
+            free = cap if not WATCH_LOAD or (self.shared is not None and self.work >= self.shared) else free_cores()
+            threads = max(1, min(cap, free, cap // len(_ACTIVE)))
         else:
             threads = 1
         self.threads = threads

@@ -1220,11 +1220,10 @@ def transpose_into(offsets, minor, values, nminor, serial=None):
     t_off = np.empty(nminor + 1, offsets.dtype)
     t_minor = np.empty(n, offsets.dtype)
     t_values = np.empty(n, values.dtype)
-    work = n + nmajor + nminor
-    with team(0 if serial else work if serial is None else 1 << 62, TRANSPOSE_SERIAL_WORK) as T:
-        if T == 1:
-            status = _transpose_serial(offsets, minor, values, nminor, t_off, t_minor, t_values)
-        else:
+    if n + nmajor + nminor < TRANSPOSE_SERIAL_WORK if serial is None else serial:
+        status = _transpose_serial(offsets, minor, values, nminor, t_off, t_minor, t_values)
+    else:
+        with team(1 << 62) as T:  # parallel-sized: the threads this call may have (maybe one)
             hist = scratch("transpose.hist", (T, nminor), np.int64)
             status = _transpose_parallel(offsets, minor, values, nminor, row_splits(offsets, T), t_off, t_minor,
                                          t_values, hist)
@@ -1316,17 +1315,17 @@ def to_dense_into(offsets, minor, values, fill, shape, by_rows, serial=None):
     index."""
     M, N = shape
     fill_v = values.dtype.type(fill)
-    with team(0 if serial or not by_rows else M * N if serial is None else 1 << 62, DENSE_SERIAL_WORK) as T:
-        if T > 1:
-            # a zero fill over more bytes than glibc ever recycles: fresh pages the system hands out
-            # zeroed, of which only those holding an entry are touched (scipy's toarray does the same);
-            # smaller results come from recycled memory, where filling each row first is one pass
-            fresh = M * N * values.itemsize >= DENSE_FRESH_BYTES and fill_v == 0 and not np.signbit(np.real(fill_v))
-            out = np.zeros(shape, values.dtype) if fresh else np.empty(shape, values.dtype)
+    if by_rows and not (M * N < DENSE_SERIAL_WORK if serial is None else serial):
+        # a zero fill over more bytes than glibc ever recycles: fresh pages the system hands out
+        # zeroed, of which only those holding an entry are touched (scipy's toarray does the same);
+        # smaller results come from recycled memory, where filling each row first is one pass
+        fresh = M * N * values.itemsize >= DENSE_FRESH_BYTES and fill_v == 0 and not np.signbit(np.real(fill_v))
+        out = np.zeros(shape, values.dtype) if fresh else np.empty(shape, values.dtype)
+        with team(1 << 62) as T:  # parallel-sized: the threads this call may have (maybe one)
             status = _to_dense_rows_parallel(offsets, minor, values, fill_v, out, T, not fresh)
-        else:
-            out = np.empty(shape, values.dtype) if by_rows else np.full(shape, fill_v, values.dtype)
-            status = _to_dense_serial(offsets, minor, values, fill_v, out, by_rows)
+    else:
+        out = np.empty(shape, values.dtype) if by_rows else np.full(shape, fill_v, values.dtype)
+        status = _to_dense_serial(offsets, minor, values, fill_v, out, by_rows)
     if status < 0:
         raise ValueError("to_dense_into: offsets must be non-decreasing within [0, nse] and indices in range")
     return out
@@ -1476,8 +1475,9 @@ def coo_to_csr_into(rows, cols, values, nrows, ncols, index_dtype, serial=None):
     below ``COO_SERIAL_WORK`` entries plus rows, else in parallel (``serial`` True or False forces one;
     the same result). ValueError for an index out of range."""
     n = rows.shape[0]
-    with team(0 if serial else n + nrows if serial is None else 1 << 62, COO_SERIAL_WORK) as T:
-        return _coo_to_csr_in_team(rows, cols, values, nrows, ncols, index_dtype, T == 1)
+    serial = n + nrows < COO_SERIAL_WORK if serial is None else serial
+    with team(0 if serial else 1 << 62):  # parallel-sized: the threads this call may have (maybe one)
+        return _coo_to_csr_in_team(rows, cols, values, nrows, ncols, index_dtype, serial)
 
 
 def _coo_to_csr_in_team(rows, cols, values, nrows, ncols, index_dtype, serial):

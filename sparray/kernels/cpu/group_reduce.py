@@ -606,10 +606,9 @@ def sum_runs_into(offsets, values, serial=None):
     a bad pointer."""
     G = offsets.shape[0] - 1
     n = values.shape[0]
-    with team(0 if serial else n + G if serial is None else 1 << 62, RUNS_SERIAL_WORK) as threads:
-        if threads > 1:
-            runs, acc, _ = group_reduce_rows(offsets, values.reshape(n, 1), "sum")
-            return runs, acc.reshape(acc.shape[0])
+    if not (n + G < RUNS_SERIAL_WORK if serial is None else serial):
+        runs, acc, _ = group_reduce_rows(offsets, values.reshape(n, 1), "sum")  # threads picked by team
+        return runs, acc.reshape(acc.shape[0])
     runs = np.empty(G, np.int64)
     sums = np.empty(G, values.dtype)
     nu = _sum_runs_serial(offsets, values, runs, sums)

@@ -463,12 +463,18 @@ def csr_matmul_into(crow, col, values, x2, y, serial=None):
     nse = col.shape[0]
     short = nse < _SHORT_ROWS * M
     if (nse + M) * N < SERIAL_WORK if serial is None else serial:
+        _SERIAL_RAN.add((values.dtype, crow.dtype, N == 1))
         return csr_matmul_serial(crow, col, values, x2, y, max(1, _TILE_BYTES // x2.itemsize), short)
     with team(1 << 62) as threads:  # parallel-sized: the threads this call may have
-        if threads == 1:
+        if threads == 1 and (values.dtype, crow.dtype, N == 1) in _SERIAL_RAN:
+            # the serial twin (the same row loops, the same bits) without a parallel region's start;
+            # only once it ran in this process, so that a busy core never makes a call compile it
             return csr_matmul_serial(crow, col, values, x2, y, max(1, _TILE_BYTES // x2.itemsize), short)
         status = _csr(crow, col, values, x2, y, _nchunks(), _tile(x2.dtype), short)
     return int(np.bitwise_or.reduce(status))
+
+
+_SERIAL_RAN: set = set()  # (values dtype, index dtype, one column) for which csr_matmul_serial ran
 
 
 def csr_matmul_dense(crow, col, values, x, report_finite=False):
