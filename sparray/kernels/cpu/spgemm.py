@@ -20,13 +20,15 @@ Algorithm (Gustavson, two passes, parallel over chunks of rows balanced by work)
 
 1. validation and work: one parallel pass checks B's pointers and columns and, row by row,
    A's pointers and columns while summing each row's work (1 + its products, i.e. the sum of
-   nnz(B[k, :]) over its k).  A prefix sum of the work cuts the rows into ``4 T`` chunks of
-   equal work (T threads), dealt out round-robin so that an uneven estimate evens out;
+   nnz(B[k, :]) over its k).  A prefix sum of the work cuts the rows into ``8 T`` chunks of
+   equal work (T threads), which the threads claim one at a time (:func:`._common.claim`): an
+   uneven estimate evens out, and a thread whose core is busy elsewhere takes fewer;
 2. symbolic: each thread owns a marker array of length ``ncols`` holding ``-2 - i`` for the
    last row i that reached a column (so it is never cleared per row) and counts each row's
    distinct columns; a prefix sum gives ``crow``;
 3. numeric: the same marker now holds the output position of a column (positions only grow
-   along a thread's rows, so ``mk[j] < crow[i]`` means "not yet in row i"): a row's products
+   along a worker's rows, its claimed chunks coming in increasing order, so ``mk[j] < crow[i]``
+   means "not yet in row i"): a row's products
    are accumulated straight into its slice of the output, which is then sorted as (column,
    value) pairs in place -- insertion sort up to 16 entries (nearly sorted for banded
    matrices), a branch-free rank sort up to 64; a longer row spreads its values into a dense
@@ -37,10 +39,11 @@ Algorithm (Gustavson, two passes, parallel over chunks of rows balanced by work)
    gathered).
 
 Hot loops index through uint64: numba adds a negative-index wraparound select to every
-access through a signed integer, which here cost about 2x.  Scratch is allocated once per
-call: the (T, ncols) int64 marker, a (T, ncols) accumulator that only rows of more than 64
-entries touch and (T, ncols / 64) + (T, ncols / 4096) bitmaps (memory O(T * ncols), like
-scipy's O(ncols)).
+access through a signed integer, which here cost about 2x.  Memory: the result is allocated
+at its exact size once the symbolic pass counted it; the (T, ncols) int64 marker, the (T, ncols)
+accumulator that only rows of more than 64 entries touch and the int64 row counts are scratch
+kept between calls (:func:`._common.scratch`: no fresh pages per call); the (T, ncols / 64) +
+(T, ncols / 4096) bitmaps are allocated per call (memory O(T * ncols), like scipy's O(ncols)).
 Small inputs run on the calling thread alone (:func:`._threads.team`).
 
 >>> import numpy as np
@@ -55,7 +58,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .. import KernelDeclined
-from ._common import as_index, as_values, prefetch_read, row_splits, scratch
+from ._common import as_index, as_values, claim, prefetch_read, row_splits, scratch
 from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
@@ -65,7 +68,10 @@ _JIT = dict(cache=True, nogil=True)
 _INT32_MAX = np.iinfo(np.int32).max
 _PJIT = dict(cache=True, nogil=True, parallel=True)
 
-_CHUNKS_PER_THREAD = 4
+_CHUNKS_PER_THREAD = 8  # chunks of equal work per thread, claimed by whichever thread is free
+#: from this much work (rows + entries of A and B) the product keeps a thread on a busy core too:
+#: its chunks are claimed, so a late thread never holds the call back by more than one chunk
+_SHARED_WORK = 1 << 21
 _AHEAD = 8  # the passes over A prefetch the B row of the entry this many entries ahead
 _INSERTION_MAX = 16  # rows with at most this many columns are insertion-sorted,
 _RANK_MAX = 64  # up to this many rank-sorted; longer rows go through a dense accumulator
@@ -302,8 +308,9 @@ def _sort_range(a, lo, hi):
 @numba.njit(**_JIT)
 def _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mk, ac, bm, bs, tc, tv, col, val, lo, hi):
     """Columns (sorted) and values of rows lo:hi of C, accumulated in place: mk[j] is the
-    output position of column j, so mk[j] < crow[i] (an earlier row of this thread, or a
-    negative stamp of the symbolic pass) means "not yet in row i".  Then the row is sorted as
+    output position of column j, so mk[j] < crow[i] (an earlier row of this worker: a worker
+    claims chunks in increasing order, so positions only grow along its rows; or a negative
+    stamp of the symbolic pass) means "not yet in row i".  Then the row is sorted as
     (column, value) pairs: insertion sort up to _INSERTION_MAX entries (cheap on the nearly
     sorted rows of banded matrices), rank sort through the scratch tc, tv up to _RANK_MAX
     (branch-free: random rows cost insertion sort a mispredicted branch per entry).  Longer
@@ -417,7 +424,7 @@ def _symbolic(a_crow, a_col, b_crow, b_col, ncols, mark, nper, crow):
 
     Returns (splits, flags): flags != 0 means invalid input (a bit per kind, see _BAD_*) and
     then nothing else is meaningful; otherwise chunk c covers rows splits[c]:splits[c + 1]
-    (worker t takes chunks t, t + T, ...)."""
+    (the workers claim chunks one at a time)."""
     T = mark.shape[0]
     M = a_crow.shape[0] - 1
     K = b_crow.shape[0] - 1
@@ -452,11 +459,15 @@ def _symbolic(a_crow, a_col, b_crow, b_col, ncols, mark, nper, crow):
             crow[i + 1] = run
     # --- chunks of equal work: splits[c] = first row i with work(rows < i) >= total work * c / nch
     splits[:] = row_splits(crow, nch, 0)
-    # --- symbolic pass: distinct columns per row, then their prefix sum
+    # --- symbolic pass: distinct columns per row (chunks claimed by whichever worker is free; each
+    # worker w marks in its own mark[w]), then their prefix sum
     ctot = np.zeros(nch + 1, np.int64)
-    for t in numba.prange(T):
-        for c in range(t, nch, T):
-            ctot[c + 1] = _count_rows(a_crow, a_col, b_crow, b_col, mark[t], crow, splits[c], splits[c + 1])
+    counter = np.zeros(1, np.int64)
+    for w in numba.prange(T):
+        c = claim(counter)
+        while c < nch:
+            ctot[c + 1] = _count_rows(a_crow, a_col, b_crow, b_col, mark[w], crow, splits[c], splits[c + 1])
+            c = claim(counter)
     for c in range(nch):
         ctot[c + 1] += ctot[c]
     for t in numba.prange(T):
@@ -473,7 +484,9 @@ def _numeric(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, splits, mark, acc
     """Fill col (sorted within rows) and val of C, and copy crow into crow_out (the result's
     pointers, int32 when they fit: written here, a chunk at a time, instead of a cast pass
     afterwards).  Inputs are validated and crow, splits come from _symbolic on the same inputs
-    (so each row writes exactly its slice)."""
+    (so each row writes exactly its slice). Chunks are claimed by whichever worker is free; the
+    counter only grows, so each worker meets its rows in increasing order (_fill_rows' marks
+    rely on it)."""
     T = mark.shape[0]
     nch = splits.shape[0] - 1
     tc = np.empty((T, _RANK_MAX), col.dtype)
@@ -482,12 +495,15 @@ def _numeric(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, splits, mark, acc
     bm = np.zeros((T, nwords), np.uint64)
     bs = np.zeros((T, (nwords + 63) // 64), np.uint64)
     crow_out[0] = 0
-    for t in numba.prange(T):
-        for c in range(t, nch, T):
-            _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mark[t], acc[t], bm[t], bs[t], tc[t], tv[t],
+    counter = np.zeros(1, np.int64)
+    for w in numba.prange(T):  # chunks claimed by whichever worker is free; worker w's scratch is row w
+        c = claim(counter)
+        while c < nch:
+            _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mark[w], acc[w], bm[w], bs[w], tc[w], tv[w],
                        col, val, splits[c], splits[c + 1])
             for i in range(splits[c] + 1, splits[c + 1] + 1):
                 crow_out[i] = crow[i]
+            c = claim(counter)
 
 
 # ---------------------------------------------------------------------------------------
@@ -541,10 +557,11 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
     K = b_crow.shape[0] - 1
     nnz_a = int(a_crow[-1]) - int(a_crow[0])
     nnz_b = int(b_crow[-1]) - int(b_crow[0])
-    with team(M + K + nnz_a + nnz_b):
+    work = M + K + nnz_a + nnz_b
+    with team(work, shared=_SHARED_WORK):
         T = numba.get_num_threads()
         mark = scratch("spgemm.mark", (T, ncols), np.int64)
-        crow = np.empty(M + 1, np.int64)
+        crow = scratch("spgemm.crow", (M + 1,), np.int64)  # handed out only when it is the result (below)
         splits, flags = _symbolic(a_crow, a_col, b_crow, b_col, ncols, mark, _CHUNKS_PER_THREAD, crow)
         if flags:
             _raise_invalid(flags, a_crow, a_col, b_crow, b_col, K, ncols)
@@ -554,7 +571,7 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
         val = np.empty(nnz, av.dtype)
         if not nnz:
             return np.zeros(M + 1, np.int32), col, val.view(dtype)
-        crow_out = np.empty(M + 1, np.int32) if nnz <= _INT32_MAX else crow
+        crow_out = np.empty(M + 1, np.int32) if nnz <= _INT32_MAX else crow.copy()
         acc = scratch("spgemm.acc", (T, ncols), av.dtype)
         _numeric(a_crow, a_col, av, b_crow, b_col, bv, crow, splits, mark, acc, col, val, crow_out)
     return crow_out, col, val.view(dtype)
