@@ -277,13 +277,10 @@ def _threading_layer_is_safe() -> bool:
     The layer is chosen when numba starts its thread pool, which this starts if needed."""
     global _layer_safe
     if _layer_safe is None:
-        import numba
-
         try:
-            from numba.np.ufunc import parallel
+            from ..kernels.cpu import _threads
 
-            parallel._launch_threads()
-            _layer_safe = numba.threading_layer() != "workqueue"
+            _layer_safe = _threads.layer() != "workqueue"  # starts numba's pool the way sparray starts it
         except Exception:  # noqa: BLE001 - an unknown state: take the lock
             _layer_safe = False
     return _layer_safe

@@ -195,7 +195,7 @@ def _thread_count_reader():
     import numba
     from numba.np.ufunc import parallel
 
-    numba.get_num_threads()  # launches the threading layer, which sets the getter
+    _kernels("_threads").layer()  # starts numba's pool the way sparray starts it (layer, spin)
     getter = getattr(parallel, "_get_num_threads", None)
     return getter if callable(getter) else numba.get_num_threads
 

@@ -146,8 +146,15 @@ def _parse_parallel(K, buf, pos, nv, args):
     (any error, or a body with many more lines than entries)."""
     import numba
 
+    from ..kernels.cpu._threads import team
+
+    with team(len(buf) - pos, 1 << 20):  # the threads of the parallel parse (one on a busy machine)
+        return _parse_chunks(K, buf, pos, nv, args, 4 * numba.get_num_threads())
+
+
+def _parse_chunks(K, buf, pos, nv, args, nchunks):
     nexp, coord, kind = args[0], args[1], args[2]
-    starts = K.chunk_starts(buf, pos, 4 * numba.get_num_threads())
+    starts = K.chunk_starts(buf, pos, nchunks)
     lines = K.count_newlines(buf, starts)
     caps = lines.copy()
     caps[-1] += 1  # the last line may have no newline

@@ -27,6 +27,7 @@ interpret (``group_reduce``'s serial post-pass does that: one copy of it instead
 import numba
 import numpy as np
 
+from ._sort import heapsort
 from ._common import chunk_bounds
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
@@ -65,7 +66,8 @@ def _windows(keys, nkeys, nchunks):
             m = np.int64(q1 - q0)
             for i in range(m):  # clipped: out-of-range keys are the kernel's to count
                 probe[i] = min(max(np.int64(keys[q0 + np.uint64(i)]), np.int64(0)), np.int64(nkeys) - 1)
-            kept = np.sort(probe[:m])
+            heapsort(probe, 0, m)  # in place: numba's np.sort allocates, here once per probe and chunk
+            kept = probe
             trim = m // 64
             kmin = min(kmin, kept[trim])
             kmax = max(kmax, kept[m - 1 - trim])

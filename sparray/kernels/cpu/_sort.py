@@ -42,6 +42,9 @@ __all__ = [
     "segment_starts",
     "segment_reduce",
     "num_chunks",
+    "SORT_STACK",
+    "heapsort",
+    "sort_range",
     "minmax",
 ]
 
@@ -239,6 +242,114 @@ def minmax(keys, nchunks=None):
             nchunks = num_chunks(keys.shape[0])
         mins, maxs = _minmax(keys, nchunks)
     return int(mins.min()), int(maxs.max())
+
+
+# ---------------------------------------------------------------------------------------
+# in-place sorts of short ranges (no allocation)
+# ---------------------------------------------------------------------------------------
+
+#: rows of the stack :func:`sort_range` needs (its depth stays below 2 log2(n) + 2)
+SORT_STACK = 64
+
+
+@numba.njit(**_JIT)
+def _insertion_sort(a, lo, hi):
+    one = np.uint64(1)
+    for x in range(lo + one, hi):
+        key = a[x]
+        y = x
+        while y > lo and a[y - one] > key:
+            a[y] = a[y - one]
+            y -= one
+        a[y] = key
+
+
+@numba.njit(**_JIT)
+def _sift_down(a, lo, root, n):
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and a[lo + child + 1] > a[lo + child]:
+            child += 1
+        if a[lo + root] >= a[lo + child]:
+            return
+        t = a[lo + root]
+        a[lo + root] = a[lo + child]
+        a[lo + child] = t
+        root = child
+
+
+@numba.njit(**_JIT)
+def heapsort(a, lo, hi):
+    """Sort a[lo:hi] in place by heapsort: no allocation, O(n log n) always."""
+    n = hi - lo
+    for root in range(n // 2 - 1, -1, -1):
+        _sift_down(a, lo, root, n)
+    for end in range(n - 1, 0, -1):
+        t = a[lo]
+        a[lo] = a[lo + end]
+        a[lo + end] = t
+        _sift_down(a, lo, 0, end)
+
+
+@numba.njit(**_JIT)
+def sort_range(a, lo, hi, stack):
+    """Sort a[lo:hi] in place, allocating nothing: introsort (median-of-3 quicksort on the
+    caller's explicit ``stack``, a (SORT_STACK, 3) int64 array, the smaller side first so it stays
+    shallow, heapsort past 2 log2(n) levels, insertion sort for short ranges). For kernels that
+    sort many short ranges (a row at a time), where numba's own sorts allocate on every call."""
+    depth = 2 * int(np.log2(hi - lo + 1)) + 2
+    stack[0, 0] = lo
+    stack[0, 1] = hi
+    stack[0, 2] = depth
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        l = stack[sp, 0]
+        h = stack[sp, 1]
+        d = stack[sp, 2]
+        while h - l > 24:
+            if d == 0:
+                heapsort(a, l, h)
+                l = h
+                break
+            d -= 1
+            m = l + (h - l) // 2
+            if a[m] < a[l]:
+                a[m], a[l] = a[l], a[m]
+            if a[h - 1] < a[l]:
+                a[h - 1], a[l] = a[l], a[h - 1]
+            if a[h - 1] < a[m]:
+                a[h - 1], a[m] = a[m], a[h - 1]
+            piv = a[m]
+            i = l - 1
+            j = h
+            while True:
+                i += 1
+                while a[i] < piv:
+                    i += 1
+                j -= 1
+                while a[j] > piv:
+                    j -= 1
+                if i >= j:
+                    break
+                a[i], a[j] = a[j], a[i]
+            # [l, j + 1) <= piv <= [j + 1, h), both non-empty
+            if j + 1 - l < h - j - 1:
+                stack[sp, 0] = j + 1
+                stack[sp, 1] = h
+                stack[sp, 2] = d
+                h = j + 1
+            else:
+                stack[sp, 0] = l
+                stack[sp, 1] = j + 1
+                stack[sp, 2] = d
+                l = j + 1
+            sp += 1
+        if h - l > 1:
+            _insertion_sort(a, np.uint64(l), np.uint64(h))
+
 
 
 # ---------------------------------------------------------------------------------------

@@ -59,6 +59,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .. import KernelDeclined
 from ._common import as_index, as_values, claim, prefetch_read, row_splits, scratch
+from ._sort import SORT_STACK, sort_range
 from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
@@ -208,105 +209,7 @@ def _count_rows(a_crow, a_col, b_crow, b_col, mk, crow, lo, hi):
 
 
 @numba.njit(**_JIT)
-def _insertion_sort(a, lo, hi):
-    one = np.uint64(1)
-    for x in range(lo + one, hi):
-        key = a[x]
-        y = x
-        while y > lo and a[y - one] > key:
-            a[y] = a[y - one]
-            y -= one
-        a[y] = key
-
-
-@numba.njit(**_JIT)
-def _sift_down(a, lo, root, n):
-    while True:
-        child = 2 * root + 1
-        if child >= n:
-            return
-        if child + 1 < n and a[lo + child + 1] > a[lo + child]:
-            child += 1
-        if a[lo + root] >= a[lo + child]:
-            return
-        t = a[lo + root]
-        a[lo + root] = a[lo + child]
-        a[lo + child] = t
-        root = child
-
-
-@numba.njit(**_JIT)
-def _heapsort(a, lo, hi):
-    n = hi - lo
-    for root in range(n // 2 - 1, -1, -1):
-        _sift_down(a, lo, root, n)
-    for end in range(n - 1, 0, -1):
-        t = a[lo]
-        a[lo] = a[lo + end]
-        a[lo + end] = t
-        _sift_down(a, lo, 0, end)
-
-
-@numba.njit(**_JIT)
-def _sort_range(a, lo, hi):
-    """Sort a[lo:hi] in place: introsort (median-of-3 quicksort on an explicit stack, the
-    smaller side first so it stays shallow, heapsort past 2 log2(n) levels, insertion sort
-    for short ranges)."""
-    stack = np.empty((64, 3), np.int64)
-    depth = 2 * int(np.log2(hi - lo + 1)) + 2
-    stack[0, 0] = lo
-    stack[0, 1] = hi
-    stack[0, 2] = depth
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        l = stack[sp, 0]
-        h = stack[sp, 1]
-        d = stack[sp, 2]
-        while h - l > 24:
-            if d == 0:
-                _heapsort(a, l, h)
-                l = h
-                break
-            d -= 1
-            m = l + (h - l) // 2
-            if a[m] < a[l]:
-                a[m], a[l] = a[l], a[m]
-            if a[h - 1] < a[l]:
-                a[h - 1], a[l] = a[l], a[h - 1]
-            if a[h - 1] < a[m]:
-                a[h - 1], a[m] = a[m], a[h - 1]
-            piv = a[m]
-            i = l - 1
-            j = h
-            while True:
-                i += 1
-                while a[i] < piv:
-                    i += 1
-                j -= 1
-                while a[j] > piv:
-                    j -= 1
-                if i >= j:
-                    break
-                a[i], a[j] = a[j], a[i]
-            # [l, j + 1) <= piv <= [j + 1, h), both non-empty
-            if j + 1 - l < h - j - 1:
-                stack[sp, 0] = j + 1
-                stack[sp, 1] = h
-                stack[sp, 2] = d
-                h = j + 1
-            else:
-                stack[sp, 0] = l
-                stack[sp, 1] = j + 1
-                stack[sp, 2] = d
-                l = j + 1
-            sp += 1
-        if h - l > 1:
-            _insertion_sort(a, np.uint64(l), np.uint64(h))
-
-
-@numba.njit(**_JIT)
-def _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mk, ac, bm, bs, tc, tv, col, val, lo, hi):
+def _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mk, ac, bm, bs, tc, tv, stack, col, val, lo, hi):
     """Columns (sorted) and values of rows lo:hi of C, accumulated in place: mk[j] is the
     output position of column j, so mk[j] < crow[i] (an earlier row of this worker: a worker
     claims chunks in increasing order, so positions only grow along its rows; or a negative
@@ -410,7 +313,7 @@ def _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mk, ac, bm, bs,
                 w = np.uint64(col[x]) >> six
                 bm[w] = 0
                 bs[w >> six] = 0
-            _sort_range(col, start, pos)
+            sort_range(col, start, pos, stack)
             for x in range(ustart, upos):
                 val[x] = ac[np.uint64(col[x])]
 
@@ -491,6 +394,7 @@ def _numeric(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, splits, mark, acc
     nch = splits.shape[0] - 1
     tc = np.empty((T, _RANK_MAX), col.dtype)
     tv = np.empty((T, _RANK_MAX), val.dtype)
+    stacks = np.empty((T, SORT_STACK, 3), np.int64)  # the introsort's stack of each worker
     nwords = (acc.shape[1] + 63) // 64
     bm = np.zeros((T, nwords), np.uint64)
     bs = np.zeros((T, (nwords + 63) // 64), np.uint64)
@@ -499,7 +403,7 @@ def _numeric(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, splits, mark, acc
     for w in numba.prange(T):  # chunks claimed by whichever worker is free; worker w's scratch is row w
         c = claim(counter)
         while c < nch:
-            _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mark[w], acc[w], bm[w], bs[w], tc[w], tv[w],
+            _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mark[w], acc[w], bm[w], bs[w], tc[w], tv[w], stacks[w],
                        col, val, splits[c], splits[c + 1])
             for i in range(splits[c] + 1, splits[c + 1] + 1):
                 crow_out[i] = crow[i]
