@@ -200,3 +200,46 @@ def test_numba_allocations_do_not_grow_with_the_input(op):
         fn(), fn()
         counts.append(_nrt_allocations(fn)[0])
     assert counts[1] <= counts[0] + 4 and max(counts) <= 48, f"{op}: numba allocations per call {counts}"
+
+
+# ---- the kept workspaces are bounded ------------------------------------------------------------
+
+
+@pytest.fixture
+def fresh_scratch(monkeypatch):
+    from sparray.kernels.cpu import _scratch
+
+    _scratch.release()
+    yield _scratch
+    _scratch.release()
+
+
+def test_scratch_is_reused_and_bounded(fresh_scratch, monkeypatch):
+    s = fresh_scratch
+    a = s.scratch("t.a", (1000,), np.float64)
+    assert s.scratch("t.a", (500,), np.float64).base is a.base  # the same buffer, no allocation
+    monkeypatch.setattr(s, "SCRATCH_TOTAL", 19_999)
+    s.scratch("t.b", (1500,), np.float64)  # 12000 bytes: with t.a over the bound, t.a goes
+    assert set(name for _, name in s._KEPT) == {"t.b"} and s.kept_bytes() == 12_000
+    s.scratch("t.c", (s.SCRATCH_LIMIT + 8,), np.uint8)  # larger than one buffer may be: not kept
+    assert set(name for _, name in s._KEPT) == {"t.b"}
+
+
+def test_scratch_of_ended_threads_goes(fresh_scratch):
+    s = fresh_scratch
+    import threading
+
+    t = threading.Thread(target=lambda: s.scratch("t.thread", (100,), np.int64))
+    t.start()
+    t.join()
+    assert any(name == "t.thread" for _, name in s._KEPT)
+    s.scratch("t.main", (10,), np.int64)  # a growth: the ended thread's buffer goes
+    assert {name for _, name in s._KEPT} == {"t.main"}
+
+
+def test_scratch_lets_go_when_memory_is_short(fresh_scratch, monkeypatch):
+    s = fresh_scratch
+    s.scratch("t.a", (100,), np.int64)
+    monkeypatch.setattr(s, "_memory_short", lambda nbytes: True)
+    out = s.scratch("t.b", (200,), np.int64)
+    assert out.shape == (200,) and s.kept_bytes() == 0

@@ -11,7 +11,8 @@
 - :func:`row_splits`: rows cut into chunks of equal work (entries + a cost per row).
 - :func:`chunk_bounds`: the unsigned positions ``[lo, hi)`` of slice c of n elements cut in
   ``nchunks`` equal slices (the loop bounds of a ``prange`` body, see "No gathers").
-- :func:`scratch`: a kernel's uninitialised scratch array, kept between calls (no fresh pages).
+- :func:`scratch`: a kernel's uninitialised scratch array, kept between calls (no fresh pages;
+  :mod:`._scratch` bounds what is kept and lets it go when memory is short).
 
 No gathers: numba adds a negative-index wraparound select to every access through a signed
 integer, so a loop over ``range(lo, hi)`` with signed ``lo`` reads ``a[i]`` at an address LLVM
@@ -23,8 +24,6 @@ an index array (``b[a[i]]``) and must not be vectorised gets an early exit (a ``
 input), which LLVM does not vectorise.
 """
 
-import math
-import threading
 
 import numba
 import numpy as np
@@ -215,30 +214,5 @@ def row_splits(offsets, nchunks, rowcost=1):
     return splits
 
 
-_LOCAL = threading.local()
-#: bytes of one scratch array kept between calls (per name and Python thread)
-SCRATCH_LIMIT = 1 << 26
-
-
-def scratch(name, shape, dtype):
-    """An uninitialised ``shape`` array of ``dtype`` for a kernel's scratch (marks, accumulators,
-    histograms: the kernel sets them before it reads them), kept between calls of this Python
-    thread under ``name`` up to ``SCRATCH_LIMIT`` bytes. On a virtual machine whose freed memory
-    goes back to the host, fresh pages cost a fault each on first touch: SpGEMM of the 1e6-row
-    Poisson matrix took 307 ms with its 32 MB of marks and accumulators fresh each call, 112 ms with
-    them kept (scipy 533 ms, the same process). Never hand a scratch array out as a result.
-
-    >>> a = scratch("doc.example", (2, 3), np.int64); a.shape, a.dtype.name
-    ((2, 3), 'int64')
-    """
-    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
-    bufs = getattr(_LOCAL, "bufs", None)
-    if bufs is None:
-        bufs = _LOCAL.bufs = {}
-    buf = bufs.get(name)
-    if buf is None or buf.nbytes < nbytes:
-        buf = np.empty(max(nbytes, 1), np.uint8)
-        if nbytes <= SCRATCH_LIMIT:
-            bufs[name] = buf
-    return buf[:nbytes].view(dtype).reshape(shape)
+from ._scratch import SCRATCH_LIMIT, scratch  # noqa: E402,F401  (kernels import it from here)
 

@@ -28,7 +28,6 @@ general kernel, so a wrong hint costs time, never correctness.
 [2.0, 0.0, 5.0]
 """
 
-import threading
 
 import numba
 import numpy as np
@@ -37,7 +36,7 @@ from .. import KernelDeclined
 from ._banded import (
     SPILL, add_fold, banded_chunk, banded_plan, banded_rest, banded_start, join_value, put_value, reset_value,
 )
-from ._common import chunk_bounds, middle_sample, prefetch_write
+from ._common import chunk_bounds, middle_sample, prefetch_write, scratch
 from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
@@ -47,8 +46,6 @@ _AHEAD = 32  # rows between the prefetch of an accumulator slot and its add
 _UAHEAD = np.uint64(_AHEAD)
 _U1 = np.uint64(1)
 _SPARSE_SLICE = 16  # _gather_nonzero branches per element when at most 1 in this many is non-zero
-_WORKSPACE_LIMIT = 1 << 26  # bytes of private accumulators kept between calls (per Python thread)
-_LOCAL = threading.local()
 
 _DTYPES = {np.dtype(t) for t in ("int32", "int64", "uint32", "uint64", "float32", "float64", "complex64", "complex128")}
 
@@ -290,15 +287,10 @@ def _scattered(keys, itemsize):
 
 
 def _workspace(nbytes):
-    """``nbytes`` of scratch, kept between calls of this Python thread (up to
-    ``_WORKSPACE_LIMIT``): fresh pages cost a page fault each on first touch, which on a
-    virtual machine was half the time of a 1e7-row scatter into 1e6 keys."""
-    buf = getattr(_LOCAL, "buf", None)
-    if buf is None or buf.nbytes < nbytes:
-        buf = np.empty(nbytes, np.uint8)
-        if nbytes <= _WORKSPACE_LIMIT:
-            _LOCAL.buf = buf
-    return buf[:nbytes]
+    """``nbytes`` of scratch kept between calls (:func:`._scratch.scratch`): fresh pages cost a page
+    fault each on first touch, which on a virtual machine was half the time of a 1e7-row scatter
+    into 1e6 keys."""
+    return scratch("scatter.workspace", (nbytes,), np.uint8)
 
 
 def scatter_sum(keys, values, nkeys, sorted_keys=False):
