@@ -37,18 +37,22 @@ def _numba_lines() -> list[str]:
         return ["numba threading layer: numba not installed"]
     import numba
 
+    from ..kernels.cpu import _threads
     from ..kernels.cpu._cache import cache_root, kernel_cache_dir
 
-    try:
-        layer = numba.threading_layer()  # only known once a parallel kernel ran in this process
-    except ValueError:
-        layer = f"not started yet (configured: {numba.config.THREADING_LAYER})"
+    layer = _threads.layer()  # starts numba's pool as sparray starts it (its layer order, its spin)
+    _threads.free_cores()  # a first reading, then one SAMPLE_PERIOD later: the other processes' use
+    import time
+
+    time.sleep(_threads.SAMPLE_PERIOD)
+    free = _threads.free_cores()
     cache = str(kernel_cache_dir())
     if numba.config.CACHE_DIR:
         cache = f"{numba.config.CACHE_DIR} (NUMBA_CACHE_DIR)"
     return [
         f"numba threading layer: {layer}",
-        f"numba threads: {numba.get_num_threads()} of {numba.config.NUMBA_NUM_THREADS}",
+        f"numba threads: {numba.get_num_threads()} of {numba.config.NUMBA_NUM_THREADS}"
+        f" (cores other processes leave free now: {free}; see docs/backends.md)",
         f"kernel cache root: {cache_root()}",
         f"kernel cache (this install): {cache}",
     ]
