@@ -863,7 +863,8 @@ def main(argv=None) -> int:
     g.add_argument("--together", action="store_true", help="all libraries in one process, their calls interleaved")
     g.add_argument("--busy", action="store_true", help="quiet, then with a process spinning on one core")
     ap.add_argument("--sizes", default=None, help="comma-separated entry counts (default 1e3,1e4,1e5,1e6,1e7)")
-    ap.add_argument("--only", default=None, help="rows whose label contains one of these comma-separated words")
+    ap.add_argument("--only", default=None, help="comma-separated row keys (spmv, spmm8, spgemm_poisson, spgemm_random, add, "
+                    "csr2csc, sum1, sum0, coo2csr_sorted, coo2csr_unsorted) or words of their labels (SpGEMM, COO)")
     ap.add_argument("--libs", default=None, help=f"comma-separated libraries (default: the installed ones of {','.join(LIBS)})")
     ap.add_argument("--threads", type=int, default=2, help="numba, MKL, GraphBLAS and torch threads (default 2)")
     ap.add_argument("--calls", type=int, default=CALLS, help=f"timed calls a cell (default {CALLS})")
