@@ -715,7 +715,8 @@ def peers_table(table, sizes, libs, calls, proc_spread=None, log=print):
                 cells.append(", ".join(b for b in bw if b) or "")
             if proc_spread:
                 ms = proc_spread["by"].get((size, op))
-                cells.append(f"{max(ms) / min(ms):.2f}" + ("!" if max(ms) / min(ms) > 1.2 else "") if ms else "-")
+                mark = "!" if ms and size >= MARK_FROM and max(ms) / min(ms) > 1.2 else ""
+                cells.append(f"{max(ms) / min(ms):.2f}{mark}" if ms else "-")
             log("| " + " | ".join(cells) + " |")
     # summary: op x size, best peer / sparray
     log("\n### best peer / sparray (above 1: sparray faster)\n")
@@ -759,11 +760,11 @@ def busy_table(quiet, busy, sizes, libs, calls, log=print):
             meds, qmeds = medians(row, libs), medians(qrow, libs)
             cells = [label, cell_text(row.get("sparray"), calls, busy=True, size=size),
                      fmt_time(qmeds.get("sparray")) if "sparray" in qmeds else "-",
-                     _bq(meds, qmeds, "sparray")]
+                     _bq(meds, qmeds, "sparray", size)]
             for p in peers:
                 cells.append(cell_text(row.get(p), calls, busy=True, size=size))
                 if p == "scipy":
-                    cells.append(_bq(meds, qmeds, "scipy"))
+                    cells.append(_bq(meds, qmeds, "scipy", size))
             mine = meds.get("sparray")
             cells.append(ratio_text(meds["scipy"], mine) if "scipy" in meds and mine else "-")
             p, t = best_peer(meds, peers)
@@ -771,11 +772,11 @@ def busy_table(quiet, busy, sizes, libs, calls, log=print):
             log("| " + " | ".join(cells) + " |")
 
 
-def _bq(meds, qmeds, lib):
+def _bq(meds, qmeds, lib, size):
     if lib not in meds or lib not in qmeds:
         return "-"
     r = meds[lib] / qmeds[lib]
-    return f"{r:.2f}" + ("!" if r > 1.5 else "")
+    return f"{r:.2f}" + ("!" if size >= MARK_FROM and r > 1.5 else "")
 
 
 def together_table(table, alone, sizes, libs, calls, log=print):
@@ -789,7 +790,7 @@ def together_table(table, alone, sizes, libs, calls, log=print):
         for size in shown:
             t = medians(table[size].get(op, {}), ["sparray"]).get("sparray")
             a = medians(alone.get(size, {}).get(op, {}), ["sparray"]).get("sparray")
-            cells.append(f"{t / a:.2f}" + ("!" if t / a > 1.2 else "") if t and a else "")
+            cells.append(f"{t / a:.2f}" + ("!" if size >= MARK_FROM and t / a > 1.2 else "") if t and a else "")
         if any(cells):
             log(f"| {label} | " + " | ".join(cells) + " |")
 
@@ -921,6 +922,13 @@ def main(argv=None) -> int:
                 if lib != "sparray":
                     run([lib], size, lib)
         table, inputs = _merge(results, libs)
+        if spread is not None:  # the sparray cell: the process whose median is the median of the medians
+            for res in results:
+                for op, row in res.get("rows", {}).items():
+                    s = stats(row.get("sparray")) if res["libs"] == ["sparray"] else None
+                    ms = spread["by"].get((res["size"], op))
+                    if s and ms and s["median"] == sorted(ms)[(len(ms) - 1) // 2]:
+                        table[res["size"]][op]["sparray"] = row["sparray"]
         _inputs(inputs, log)
         peers_table(table, args.sizes, libs, args.calls, spread, log)
     elif mode == "together":
