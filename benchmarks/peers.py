@@ -67,7 +67,7 @@ SIZES = (1_000, 10_000, 100_000, 1_000_000, 10_000_000)
 PER_ROW = 10
 CALLS = 15  # timed calls a cell
 MIN_CALLS = 5  # at least this many when a cell's calls would pass --cap
-WARM_S = 0.3  # warm-up calls before the timed ones, at least 2 (kernels loaded, a loop's small calls past
+WARM_S = 0.3  # warm-up calls before the timed ones, at least 1 (kernels loaded, a loop's small calls past
 # sparray's generic start-up path, sparray._engine.dispatch.SMALL_GENERIC_BUDGET)
 CAP_S = 12.0  # seconds of timed calls a cell aims at most (fewer calls, down to MIN_CALLS, past it)
 SPREAD_MARK = 1.3  # a spread (max / min) above this is marked "!" (the issue's target from 1e5 entries up)
@@ -420,14 +420,14 @@ def _call_once(fn):
 
 
 def time_row(fns: dict, calls: int = CALLS, cap: float = CAP_S, warm_s: float = WARM_S) -> dict:
-    """Each library's calls of one row: warm-up (at least 2 calls, ``warm_s`` seconds), then ``calls``
+    """Each library's calls of one row: warm-up (``warm_s`` seconds, at least one call), then ``calls``
     timed calls, one of each library in turn when ``fns`` has several (``--together``). Returns
     ``{lib: {"times", "utime", "stime", "warm_calls"} or {"error"}}``."""
     out, ok = {}, {}
     for lib, fn in fns.items():
         try:
             start, n, fastest = time.perf_counter(), 0, float("inf")
-            while n < 2 or time.perf_counter() - start < warm_s:
+            while n < 1 or time.perf_counter() - start < warm_s:
                 t0 = time.perf_counter()
                 fn()
                 fastest = min(fastest, time.perf_counter() - t0)
@@ -507,10 +507,15 @@ def _sparray_layer():
     return _threads.layer()
 
 
-def child_main(spec: dict) -> dict:
-    """One process's measurements: ``spec`` = {libs, size, threads, rows, calls, cap, warm_s}."""
-    warnings.filterwarnings("ignore", message="Sparse (CSR|CSC) tensor support")
+def child_main(spec: dict, path: str | None = None) -> dict:
+    """One process's measurements: ``spec`` = {libs, size, threads, rows, calls, cap, warm_s, mem_limit}.
+    With ``path``, the result so far is written there after every row (``"current"``: the row under
+    way), so a process that dies keeps the rows it finished and names the one it died in."""
+    warnings.filterwarnings("ignore", message="Sparse (CSR|CSC|invariant)")
     libs, size, threads = spec["libs"], spec["size"], spec["threads"]
+    if spec.get("mem_limit"):  # an allocation past it fails in its call (MemoryError and kin) instead of
+        # waking the kernel's OOM killer on a shared machine
+        resource.setrlimit(resource.RLIMIT_AS, (int(spec["mem_limit"]), int(spec["mem_limit"])))
     out = {"libs": libs, "size": size, "pid": os.getpid(), "rows": {}, "errors": {}, "load_start": os.getloadavg()[0]}
     t0 = time.perf_counter()
     I = Inputs(size)
@@ -528,6 +533,10 @@ def child_main(spec: dict) -> dict:
         row_fns = {lib: f[op] for lib, f in fns.items() if op in f}
         if not row_fns:
             continue
+        out["current"] = op
+        _save(out, path)
+        if os.environ.get("SPARRAY_PEERS_DIE_IN") == op:  # the tests' stand-in for a process the OOM killer ends
+            os.kill(os.getpid(), 9)
         res = time_row(row_fns, spec["calls"], spec["cap"], spec["warm_s"])
         nbytes = bytes_moved(op, I)
         if nbytes is not None:
@@ -540,6 +549,9 @@ def child_main(spec: dict) -> dict:
         out["rows"][op] = res
         if "sparray" in row_fns and "layer" not in out:
             out["layer"] = _sparray_layer()
+        gc.collect()
+    out.pop("current", None)
+    _save(out, path)
     # untimed: each library's result against scipy's (after all timed calls, so no row's memory is warmed)
     ref_fns = fns.get("scipy") or calls_scipy(I, threads)
     for op, res in out["rows"].items():
@@ -564,7 +576,15 @@ def child_main(spec: dict) -> dict:
         out["numba_threads"] = numba.get_num_threads()
     out["runtimes"] = _loaded_runtimes()
     out["load_end"] = os.getloadavg()[0]
+    _save(out, path)
     return out
+
+
+def _save(out, path):
+    if path:
+        with open(path + ".tmp", "w") as f:
+            json.dump(out, f)
+        os.replace(path + ".tmp", path)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -572,7 +592,9 @@ def child_main(spec: dict) -> dict:
 
 
 def run_child(spec: dict, log=print, timeout=1800) -> dict:
-    """Run :func:`child_main` in a fresh interpreter; returns its result (or ``{"failed": why}``)."""
+    """Run :func:`child_main` in a fresh interpreter; returns its result, or ``{"failed": why}`` when
+    it finished no row. A process that dies in a row (killed, crashed) keeps the rows it finished: that
+    row's cells say it died, and a fresh process measures the rows after it."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "out.json")
         cmd = [sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec), "--json", path]
@@ -580,16 +602,52 @@ def run_child(spec: dict, log=print, timeout=1800) -> dict:
         try:
             p = subprocess.run(cmd, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return {"failed": f"timed out after {timeout} s", **spec}
+            rc, text = p.returncode, p.stdout
+        except subprocess.TimeoutExpired as exc:
+            rc, text = f"timeout {timeout} s", exc.stdout or ""
+            text = text.decode(errors="replace") if isinstance(text, bytes) else text
         wall = time.perf_counter() - t0
-        if p.returncode != 0 or not os.path.exists(path):
-            tail = "\n".join(p.stdout.strip().splitlines()[-6:])
-            return {"failed": f"exit {p.returncode}: {tail}", **spec}
-        with open(path) as f:
-            res = json.load(f)
+        res = None
+        if os.path.exists(path):
+            with open(path) as f:
+                res = json.load(f)
+    if rc == 0 and res is not None:
+        res["wall_s"] = wall
+        return res
+    tail = "\n".join(text.strip().splitlines()[-6:])
+    why = f"exit {rc}" + (" (killed: out of memory?)" if rc in (-9, 137) else "")
+    if res is None or "current" not in res:
+        return {"failed": f"{why}: {tail}", **spec}
+    dead = res.pop("current")
+    res["rows"][dead] = {lib: {"error": f"the process died in this row, {why}"} for lib in res["libs"]}
+    res.setdefault("died", []).append({"row": dead, "why": why, "output": tail})
+    rest = spec["rows"][spec["rows"].index(dead) + 1:]
+    if rest:
+        more = run_child({**spec, "rows": rest}, log, timeout)
+        if "failed" not in more:
+            res["rows"].update(more["rows"])
+            res["died"] += more.get("died", [])
+            for key in ("layer", "numba_threads", "runtimes", "load_end"):
+                if key in more:
+                    res[key] = more[key]
+            wall += more.get("wall_s", 0.0)
+    res.setdefault("runtimes", [])
+    res.setdefault("load_end", os.getloadavg()[0])
     res["wall_s"] = wall
     return res
+
+
+def mem_limit_default() -> int | None:
+    """Bytes of address space a child may take: 80% of the memory available when the run starts
+    (None where /proc/meminfo does not tell)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(0.8 * int(line.split()[1]) * 1024)
+    except OSError:
+        pass
+    return None
 
 
 class Spinner:
@@ -637,7 +695,7 @@ def cell_text(cell, calls, busy=False, size=None) -> str:
     if cell is None:
         return "n/a"
     if "error" in cell:
-        return "err"
+        return "no memory" if _out_of_memory(cell["error"]) else "died" if "process died" in cell["error"] else "err"
     s = stats(cell)
     if s is None:
         return "n/a"
@@ -651,6 +709,10 @@ def cell_text(cell, calls, busy=False, size=None) -> str:
     if cell.get("check", "ok").split(" ")[0] != "ok":
         text += " CHECK"
     return text
+
+
+def _out_of_memory(error: str) -> bool:
+    return error.startswith(("MemoryError", "OutOfMemory")) or "can't allocate memory" in error or "bad_alloc" in error
 
 
 def medians(row: dict, libs) -> dict:
@@ -850,6 +912,8 @@ def _log_child(res, log):
                                                                     if res.get("runtimes") else "")
     log(f"#   {'+'.join(res['libs'])} {fmt_size(res['size'])}: {res['wall_s']:.1f} s (inputs {res['inputs_s']:.1f} s), "
         f"load {res['load_start']:.2f} -> {res['load_end']:.2f}{extra}" + (f"; {errs}" if errs else ""))
+    for d in res.get("died", []):
+        log(f"#     the process died in {d['row']} ({d['why']}); the rows after it ran in a fresh one")
     for b in bad:
         log(f"#     RESULT CHECK {b}")
     for f in fails:
@@ -873,13 +937,14 @@ def main(argv=None) -> int:
     ap.add_argument("--warm", type=float, default=WARM_S, help=f"warm-up seconds before a cell's calls (default {WARM_S})")
     ap.add_argument("--repeat-processes", type=int, default=1,
                     help="--peers: run the sparray column in this many fresh processes; report their medians' max/min")
+    ap.add_argument("--mem-limit", type=float, default=None,
+                    help="GiB of address space each process may take (default: 80%% of the memory available at "
+                         "the start); an allocation past it fails in its cell instead of waking the OOM killer; 0: none")
     ap.add_argument("--json", default=None, help="write every raw time (and the children's reports) to this file")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        res = child_main(json.loads(args.child))
-        with open(args.json, "w") as f:
-            json.dump(res, f)
+        child_main(json.loads(args.child), args.json)
         return 0
     mode = "together" if args.together else "busy" if args.busy else "peers"
     args.sizes = SIZES if args.sizes is None else tuple(int(float(s)) for s in args.sizes.split(","))
@@ -894,7 +959,10 @@ def main(argv=None) -> int:
         ap.error("nothing to run: sparray must be importable and --only must match a row")
     log = lambda s: print(s, flush=True)  # noqa: E731
     _header(args, mode, libs, missing, log)
-    spec = dict(threads=args.threads, rows=rows, calls=args.calls, cap=args.cap, warm_s=args.warm)
+    mem = mem_limit_default() if args.mem_limit is None else int(args.mem_limit * 2**30)
+    spec = dict(threads=args.threads, rows=rows, calls=args.calls, cap=args.cap, warm_s=args.warm, mem_limit=mem or None)
+    if mem:
+        log(f"# each process may take {mem / 2**30:.1f} GiB of address space (--mem-limit)")
     t_start = time.perf_counter()
     results, layer_shown = [], False
 

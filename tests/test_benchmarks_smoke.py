@@ -491,10 +491,10 @@ def test_crossover_quick_run():
 _PEER_ROWS = "spmv,sum1,coo2csr_sorted"  # row keys (a label may hold a comma)
 
 
-def _peers_run(*args, timeout=240):
+def _peers_run(*args, timeout=240, only=_PEER_ROWS, env=None):
     cmd = [sys.executable, os.path.join(BENCH_DIR, "bench.py"), *args, "--sizes", "1e3", "--calls", "2",
-           "--warm", "0", "--threads", "2", "--only", _PEER_ROWS]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+           "--warm", "0", "--threads", "2", "--only", only]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     return p.stdout
 
@@ -568,3 +568,18 @@ def test_peers_helpers():
     assert peers.cell_text(cell, 5, busy=True).startswith("1.5 ms [1.33] ")
     assert peers.cell_text(None, 3) == "n/a" and peers.cell_text({"error": "x"}, 3) == "err"
     assert peers.best_peer({"sparray": 1.0, "scipy": 2.0, "torch": 0.5}, ("scipy", "torch")) == ("torch", 0.5)
+
+
+@pytest.mark.skipif(not _sparray_importable(), reason="sparray (sparray.COO) is not importable")
+def test_peers_process_death_keeps_its_rows():
+    """A process that dies in a row (the OOM killer's signal 9, here sent by the child itself) keeps
+    the rows it finished, that row's cell says so, and a fresh process measures the rows after it."""
+    env = dict(os.environ, SPARRAY_PEERS_DIE_IN="spmv")
+    cmd = [sys.executable, os.path.join(BENCH_DIR, "bench.py"), "--peers", "--libs", "sparray", "--sizes", "1e3",
+           "--calls", "2", "--warm", "0", "--only", "spmv,sum0"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=240, cwd=ROOT, env=env)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    assert "the process died in spmv (exit -9" in p.stdout
+    head, rows = _md_rows(p.stdout, "op | sparray")
+    assert [r[:2] for r in rows] == [["A @ x", "died"], ["sum(A, axis=0)", rows[1][1]]]
+    assert rows[1][1].split(" [")[0].endswith("s"), rows
