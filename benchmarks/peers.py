@@ -31,7 +31,7 @@ The threading layer numba runs sparray on (``sparray.kernels.cpu._threads.layer(
 the top; in ``--together`` it is read after MKL and GraphBLAS were loaded and called.
 
 >>> fmt_time(0.0123), fmt_time(2.5e-5), ratio_text(2.0, 1.0)
-('12.3 ms', '25.0 us', '2.00x')
+('12.3 ms', '25 us', '2.00x')
 >>> best_peer({"sparray": 1.0, "scipy": 3.0, "mkl": 2.0}, ("scipy", "mkl"))
 ('mkl', 2.0)
 """
@@ -59,7 +59,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.append(os.path.dirname(HERE))  # the checkout's sparray when it is not installed
 
-import matrices  # noqa: E402
+import matrices
 
 LIBS = ("sparray", "scipy", "mkl", "graphblas", "torch")
 PEERS = LIBS[1:]
@@ -567,7 +567,8 @@ def child_main(spec: dict, path: str | None = None) -> dict:
                     ref = comparable("scipy", op, ref_fns[op]())
                 cell["check"] = check(lib, op, fns[lib][op](), ref)
             except Exception as exc:  # noqa: BLE001
-                cell["check"] = f"{type(exc).__name__}: {exc}"
+                why = f"{type(exc).__name__}: {exc}"
+                cell["check"] = f"unchecked, no memory ({why})" if _out_of_memory(why) else why
         gc.collect()
     if "sparray" in fns:
         out["layer"] = _sparray_layer()  # in --together: after MKL and GraphBLAS ran in this process
@@ -601,7 +602,7 @@ def run_child(spec: dict, log=print, timeout=1800) -> dict:
         t0 = time.perf_counter()
         try:
             p = subprocess.run(cmd, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               timeout=timeout)
+                               timeout=timeout, check=False)
             rc, text = p.returncode, p.stdout
         except subprocess.TimeoutExpired as exc:
             rc, text = f"timeout {timeout} s", exc.stdout or ""
@@ -706,7 +707,10 @@ def cell_text(cell, calls, busy=False, size=None) -> str:
         text += f" sys {fmt_time(s['stime'])}"
     if s["n"] < calls:
         text += f" ({s['n']} calls)"
-    if cell.get("check", "ok").split(" ")[0] != "ok":
+    verdict = cell.get("check", "ok")
+    if verdict.startswith("unchecked"):
+        text += " (unchecked)"
+    elif not verdict.startswith("ok"):
         text += " CHECK"
     return text
 
@@ -905,7 +909,11 @@ def _log_child(res, log):
         return
     errs = "; ".join(f"{k}: {v}" for k, v in res.get("errors", {}).items())
     bad = [f"{op}/{lib}: {c['check']}" for op, row in res["rows"].items() for lib, c in row.items()
-           if isinstance(c, dict) and "check" in c and not c["check"].startswith("ok")]
+           if isinstance(c, dict) and "check" in c and not c["check"].startswith(("ok", "unchecked"))]
+    unchecked = [f"{op}/{lib}" for op, row in res["rows"].items() for lib, c in row.items()
+                 if isinstance(c, dict) and c.get("check", "").startswith("unchecked")]
+    if unchecked:
+        log(f"#     not checked (the check's copies found no memory under --mem-limit): {', '.join(unchecked)}")
     fails = [f"{op}/{lib}: {c['error']}" for op, row in res["rows"].items() for lib, c in row.items()
              if isinstance(c, dict) and "error" in c]
     extra = (f", layer {res['layer']}" if "layer" in res else "") + (f", runtimes {' '.join(res['runtimes'])}"
@@ -957,10 +965,13 @@ def main(argv=None) -> int:
     rows = _rows_for(args.only)
     if "sparray" not in libs or not rows:
         ap.error("nothing to run: sparray must be importable and --only must match a row")
-    log = lambda s: print(s, flush=True)  # noqa: E731
+    def log(s):
+        print(s, flush=True)
+
     _header(args, mode, libs, missing, log)
     mem = mem_limit_default() if args.mem_limit is None else int(args.mem_limit * 2**30)
-    spec = dict(threads=args.threads, rows=rows, calls=args.calls, cap=args.cap, warm_s=args.warm, mem_limit=mem or None)
+    spec = {"threads": args.threads, "rows": rows, "calls": args.calls, "cap": args.cap, "warm_s": args.warm,
+            "mem_limit": mem or None}
     if mem:
         log(f"# each process may take {mem / 2**30:.1f} GiB of address space (--mem-limit)")
     t_start = time.perf_counter()
