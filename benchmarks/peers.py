@@ -72,7 +72,9 @@ WARM_S = 0.3  # warm-up calls before the timed ones, at least 1 (kernels loaded,
 CAP_S = 12.0  # seconds of timed calls a cell aims at most (fewer calls, down to MIN_CALLS, past it)
 SPREAD_MARK = 1.3  # a spread (max / min) above this is marked "!" (the issue's target from 1e5 entries up)
 MARK_FROM = 100_000
-TRIAD_FROM = 1_000_000  # bandwidth rows print the STREAM triad from this size up (below, the data sit in cache)
+TRIAD_FROM = 1_000_000  # bandwidth rows print the STREAM triad from this size up (below, the data sit in cache;
+# the triad's own arrays, 3 x 160 MB, are far past any cache: with 3 x 32 MB it read 37-103 GB/s from one process to
+# the next on this VM)
 DUP_FRACTION = 0.1  # the unsorted COO repeats this share of the entries (the duplicates are summed)
 
 # (key, label): the rows, in table order
@@ -459,7 +461,7 @@ def time_row(fns: dict, calls: int = CALLS, cap: float = CAP_S, warm_s: float = 
 _triad = None
 
 
-def triad_bandwidth(threads: int, n: int = 4_000_000, repeat: int = 5) -> float:
+def triad_bandwidth(threads: int, n: int = 20_000_000, repeat: int = 5) -> float:
     """STREAM triad ``a = b + s * c`` with numba on ``threads`` threads: bytes/s (24 bytes an element),
     the median of ``repeat`` runs (compiled once a process)."""
     global _triad
@@ -541,16 +543,20 @@ def child_main(spec: dict, path: str | None = None) -> dict:
         nbytes = bytes_moved(op, I)
         if nbytes is not None:
             res["bytes"] = nbytes
-            if size >= TRIAD_FROM and ("sparray" in row_fns or spec.get("triad")):
-                try:
-                    res["triad"] = triad_bandwidth(threads)  # after the row's calls: no page warmed before them
-                except ImportError:
-                    pass
         out["rows"][op] = res
         if "sparray" in row_fns and "layer" not in out:
             out["layer"] = _sparray_layer()
         gc.collect()
     out.pop("current", None)
+    bw_rows = [r for op, r in out["rows"].items() if "bytes" in r and op in fns.get("sparray", {})]
+    if size >= TRIAD_FROM and bw_rows:
+        try:  # once, after every timed row: its 480 MB warm no page before a timed call
+            triad = triad_bandwidth(threads)
+            out["triad"] = triad
+            for r in bw_rows:
+                r["triad"] = triad
+        except ImportError:
+            pass
     _save(out, path)
     # untimed: each library's result against scipy's (after all timed calls, so no row's memory is warmed)
     ref_fns = fns.get("scipy") or calls_scipy(I, threads)
@@ -759,7 +765,7 @@ def peers_table(table, sizes, libs, calls, proc_spread=None, log=print):
         if not rows:
             continue
         triads = [r["triad"] for r in rows.values() if "triad" in r]
-        head = ["op", *libs, "best peer / sparray", "scipy / sparray"]
+        head = ["op", *libs] + (["best peer / sparray"] if peers else []) + (["scipy / sparray"] if "scipy" in libs else [])
         if triads:
             head.append("GB/s: sparray, best peer (of triad)")
         if proc_spread:
@@ -774,8 +780,10 @@ def peers_table(table, sizes, libs, calls, proc_spread=None, log=print):
             cells = [LABEL[op]] + [cell_text(row.get(lib), calls, size=size) for lib in libs]
             p, t = best_peer(meds, peers)
             mine = meds.get("sparray")
-            cells.append(f"{ratio_text(t, mine)} {p}" if p and mine else "-")
-            cells.append(ratio_text(meds["scipy"], mine) if "scipy" in meds and mine else "-")
+            if peers:
+                cells.append(f"{ratio_text(t, mine)} {p}" if p and mine else "-")
+            if "scipy" in libs:
+                cells.append(ratio_text(meds["scipy"], mine) if "scipy" in meds and mine else "-")
             if triads:
                 bw = [bandwidth_text(row, "sparray")] + ([bandwidth_text(row, p)] if p else [])
                 cells.append(", ".join(b for b in bw if b) or "")
@@ -784,6 +792,8 @@ def peers_table(table, sizes, libs, calls, proc_spread=None, log=print):
                 mark = "!" if ms and size >= MARK_FROM and max(ms) / min(ms) > 1.2 else ""
                 cells.append(f"{max(ms) / min(ms):.2f}{mark}" if ms else "-")
             log("| " + " | ".join(cells) + " |")
+    if not peers:
+        return
     # summary: op x size, best peer / sparray
     log("\n### best peer / sparray (above 1: sparray faster)\n")
     shown = [s for s in sizes if s in table]
