@@ -67,8 +67,12 @@ SIZES = (1_000, 10_000, 100_000, 1_000_000, 10_000_000)
 PER_ROW = 10
 CALLS = 15  # timed calls a cell
 MIN_CALLS = 5  # at least this many when a cell's calls would pass --cap
-WARM_S = 0.3  # warm-up calls before the timed ones, at least 1 (kernels loaded, a loop's small calls past
-# sparray's generic start-up path, sparray._engine.dispatch.SMALL_GENERIC_BUDGET)
+WARM_S = 0.5  # seconds of warm-up calls after the first call (which compiles or loads the kernels), so that a
+# loop's small calls are past sparray's generic start-up path (sparray._engine.dispatch.SMALL_GENERIC_BUDGET, 0.25 s,
+# then SMALL_TRIALS kernel calls). Counted from the start of the first call, 0.3 s left sparray's A @ x at 1e5
+# entries one warm-up call (the first took 0.3 s): its timed calls read 18.8, 0.51, 0.23, 0.19 ... ms, median 0.23 ms
+# against 0.061 ms after 0.5 s of calls
+LONG_CALL_S = 1.0  # a first call at least this long is the whole warm-up (a 7 s SpGEMM at 1e7 is not called twice)
 CAP_S = 12.0  # seconds of timed calls a cell aims at most (fewer calls, down to MIN_CALLS, past it)
 SPREAD_MARK = 1.3  # a spread (max / min) above this is marked "!" (the issue's target from 1e5 entries up)
 MARK_FROM = 100_000
@@ -422,14 +426,18 @@ def _call_once(fn):
 
 
 def time_row(fns: dict, calls: int = CALLS, cap: float = CAP_S, warm_s: float = WARM_S) -> dict:
-    """Each library's calls of one row: warm-up (``warm_s`` seconds, at least one call), then ``calls``
+    """Each library's calls of one row: warm-up (a first call, then ``warm_s`` seconds of calls, at least
+    one unless the first took ``LONG_CALL_S``), then ``calls``
     timed calls, one of each library in turn when ``fns`` has several (``--together``). Returns
     ``{lib: {"times", "utime", "stime", "warm_calls"} or {"error"}}``."""
     out, ok = {}, {}
     for lib, fn in fns.items():
         try:
-            start, n, fastest = time.perf_counter(), 0, float("inf")
-            while n < 1 or time.perf_counter() - start < warm_s:
+            t0 = time.perf_counter()
+            fn()  # the first call: kernels compiled or loaded (sparray's spmv at 1e5 entries: 0.3-0.5 s)
+            first = time.perf_counter() - t0
+            start, n, fastest = time.perf_counter(), 1, first
+            while (n < 2 and first < LONG_CALL_S) or time.perf_counter() - start < warm_s:
                 t0 = time.perf_counter()
                 fn()
                 fastest = min(fastest, time.perf_counter() - t0)
@@ -952,7 +960,7 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=2, help="numba, MKL, GraphBLAS and torch threads (default 2)")
     ap.add_argument("--calls", type=int, default=CALLS, help=f"timed calls a cell (default {CALLS})")
     ap.add_argument("--cap", type=float, default=CAP_S, help=f"seconds of timed calls a cell aims at most (default {CAP_S})")
-    ap.add_argument("--warm", type=float, default=WARM_S, help=f"warm-up seconds before a cell's calls (default {WARM_S})")
+    ap.add_argument("--warm", type=float, default=WARM_S, help=f"warm-up seconds of calls after the first (default {WARM_S})")
     ap.add_argument("--repeat-processes", type=int, default=1,
                     help="--peers: run the sparray column in this many fresh processes; report their medians' max/min")
     ap.add_argument("--mem-limit", type=float, default=None,
