@@ -8,6 +8,9 @@
     python benchmarks/bench.py --list          # list the cases
     python benchmarks/bench.py --sweep         # every common op at 1e3 ... 1e7 entries (sweep.py)
     python benchmarks/bench.py --solvers       # cg, minres, bicgstab, gmres, eigsh beside scipy (solvers.py)
+    python benchmarks/bench.py --peers         # beside scipy, MKL, GraphBLAS, torch at 1e3 ... 1e7, each in its own process (peers.py)
+    python benchmarks/bench.py --together      # the same libraries in one process, their calls interleaved
+    python benchmarks/bench.py --busy          # the peers table with another process spinning on one core
 
 Each cell is the median of ``--repeat`` timed calls on prepared inputs, after
 one untimed warm-up call (which also JIT-compiles). The libraries' timed calls
@@ -1160,6 +1163,10 @@ def main(argv=None) -> int:
         import solvers
 
         return solvers.main([a for a in argv if a != "--solvers"])
+    if any(a in ("--peers", "--together", "--busy") for a in argv):  # beside MKL, GraphBLAS, torch (peers.py)
+        import peers
+
+        return peers.main(argv)
     try:
         ncores = len(os.sched_getaffinity(0))
     except AttributeError:

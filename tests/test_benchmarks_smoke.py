@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import json
 import mmap
 import os
 import subprocess
@@ -480,3 +481,107 @@ def test_crossover_quick_run():
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert "row sums (sum_runs_into)" in out.stdout and "2**11" in out.stdout
+
+
+# --- bench.py --peers / --together / --busy (benchmarks/peers.py, issue 48) ----------------------
+# At 1e3 entries, on the rows whose kernels the rest of the suite compiles too, 2 timed calls a cell
+# and no warm-up: the peers not installed (MKL, GraphBLAS come with the bench extra, not the test
+# one) print n/a and the run goes on.
+
+_PEER_ROWS = "spmv,sum1,coo2csr_sorted"  # row keys (a label may hold a comma)
+
+
+def _peers_run(*args, timeout=240, only=_PEER_ROWS, env=None):
+    cmd = [sys.executable, os.path.join(BENCH_DIR, "bench.py"), *args, "--sizes", "1e3", "--calls", "2",
+           "--warm", "0", "--threads", "2", "--only", only]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    return p.stdout
+
+
+def _md_rows(out, first):
+    lines = [ln for ln in out.splitlines() if ln.startswith("| ")]
+    head = [i for i, ln in enumerate(lines) if ln.startswith(f"| {first}")]
+    assert head, out[-3000:]
+    rows = []
+    for ln in lines[head[0]:]:
+        cells = [c.strip() for c in ln.strip().strip("|").split("|")]
+        if rows and cells[0] == "op":
+            break
+        rows.append(cells)
+    return rows[0], rows[1:]
+
+
+@pytest.mark.skipif(not _sparray_importable(), reason="sparray (sparray.COO) is not importable")
+def test_peers_mode_tiny(tmp_path):
+    """``--peers``: every library in its own process; a row per op, every cell a time or n/a, the
+    results agree with scipy's, the threading layer is named, the JSON holds every call's time."""
+    pytest.importorskip("scipy.sparse")
+    peers = _load("peers")
+    out = _peers_run("--peers", "--json", str(tmp_path / "p.json"))
+    assert "threading layer" in out and "load average at start" in out and "RESULT CHECK" not in out
+    head, rows = _md_rows(out, "op | sparray")
+    assert head[:2] == ["op", "sparray"] and "best peer / sparray" in head
+    assert [r[0] for r in rows] == ["A @ x", "sum(A, axis=1)", "COO -> CSR (sorted)"]
+    for r in rows:
+        assert r[1].split(" [")[0].endswith("s") and "err" not in r, r
+        lib_cells = dict(zip(head[1:], r[1:]))
+        for lib in peers.PEERS:
+            if not peers.installed(lib):
+                assert lib not in lib_cells  # left out, and said so
+            elif lib == "mkl" and r[0] != "A @ x":
+                assert lib_cells[lib] == "n/a"
+    with open(tmp_path / "p.json") as f:
+        data = json.load(f)
+    runs = [r for r in data["results"] if "rows" in r]
+    assert {tuple(r["libs"]) for r in runs} == {(lib,) for lib in data["libs"]}
+    cell = next(r for r in runs if r["libs"] == ["sparray"])["rows"]["spmv"]["sparray"]
+    assert len(cell["times"]) == len(cell["stime"]) == 2 and cell["check"] == "ok"
+
+
+@pytest.mark.skipif(not _sparray_importable(), reason="sparray (sparray.COO) is not importable")
+def test_together_and_busy_modes_tiny():
+    """``--together`` (one process, calls interleaved, beside sparray alone) and ``--busy`` (a core
+    spinning; quiet medians beside): the tables come out and the spinner is gone afterwards."""
+    pytest.importorskip("scipy.sparse")
+    out = _peers_run("--together", "--libs", "sparray,scipy")
+    assert "sparray together with the peers / sparray alone" in out and "RESULT CHECK" not in out
+    assert "#   sparray+scipy 1e3:" in out
+    out = _peers_run("--busy", "--libs", "sparray,scipy")
+    head, rows = _md_rows(out, "op | sparray busy")
+    assert "busy / quiet" in head and "scipy / sparray (busy)" in head
+    assert [r[0] for r in rows] == ["A @ x", "sum(A, axis=1)", "COO -> CSR (sorted)"]
+    spinner = [ln for ln in out.splitlines() if ln.startswith("# spinner pid")]
+    assert spinner, out[-2000:]
+    pid = int(spinner[0].split()[3])
+    if os.path.exists(f"/proc/{pid}"):  # gone, or a zombie its parent has not reaped
+        with open(f"/proc/{pid}/stat") as f:
+            assert f.read().split()[2] == "Z"
+
+
+def test_peers_helpers():
+    peers = _load("peers")
+    assert peers._rows_for("A @ x") == ["spmv"]
+    assert peers._rows_for("spgemm") == ["spgemm_poisson", "spgemm_random"]
+    assert peers._rows_for("coo") == ["coo2csr_sorted", "coo2csr_unsorted"]
+    cell = {"times": [1e-3, 2e-3, 1.5e-3], "stime": [5e-4] * 3, "utime": [1e-3] * 3, "check": "ok"}
+    assert peers.cell_text(cell, 3, size=10**5) == "1.5 ms [2.00!] sys 500 us"
+    assert peers.cell_text(cell, 3, size=10**3) == "1.5 ms [2.00] sys 500 us"  # no mark below 1e5
+    assert peers.cell_text(cell, 5, busy=True).startswith("1.5 ms [1.33] ")
+    assert peers.cell_text(None, 3) == "n/a" and peers.cell_text({"error": "x"}, 3) == "err"
+    assert peers.best_peer({"sparray": 1.0, "scipy": 2.0, "torch": 0.5}, ("scipy", "torch")) == ("torch", 0.5)
+
+
+@pytest.mark.skipif(not _sparray_importable(), reason="sparray (sparray.COO) is not importable")
+def test_peers_process_death_keeps_its_rows():
+    """A process that dies in a row (the OOM killer's signal 9, here sent by the child itself) keeps
+    the rows it finished, that row's cell says so, and a fresh process measures the rows after it."""
+    env = dict(os.environ, SPARRAY_PEERS_DIE_IN="spmv")
+    cmd = [sys.executable, os.path.join(BENCH_DIR, "bench.py"), "--peers", "--libs", "sparray", "--sizes", "1e3",
+           "--calls", "2", "--warm", "0", "--only", "spmv,sum0"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=240, cwd=ROOT, env=env)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    assert "the process died in spmv (exit -9" in p.stdout
+    _, rows = _md_rows(p.stdout, "op | sparray")
+    assert [r[:2] for r in rows] == [["A @ x", "died"], ["sum(A, axis=0)", rows[1][1]]]
+    assert rows[1][1].split(" [")[0].endswith("s"), rows
