@@ -176,3 +176,36 @@ def test_chunk_counts():
             assert sm._nchunks(5 * threads * sm.CHUNK_WORK) == 5 * threads
     with sm.team(0):
         assert sm._nchunks(1 << 40) == 1
+
+
+@pytest.mark.filterwarnings("ignore:invalid value")
+@pytest.mark.parametrize("nrows", [60, 12_000])
+def test_lean_product_finds_its_unread_columns_once(monkeypatch, nrows):
+    """``A @ x`` on the lean path: an array of at least ``UNREAD_FIRST`` entries finds the columns
+    no entry reads on its first product, a smaller one on its second; either way a non-finite
+    element of x in such a column makes every product the dense one (nan wherever 0 * inf meets it)."""
+    import scipy.sparse as sp
+
+    import sparray
+    from sparray._products import lean
+
+    monkeypatch.setattr(lean, "EAGER_ANY_SIZE", True)
+    monkeypatch.setattr(sparray._engine.jit, "ran_here", lambda key: key[0] == "matmul_dense")
+    rng = np.random.default_rng(11)
+    ncols = nrows + 7
+    S = sp.random(nrows, ncols, density=4 / ncols, format="csr", random_state=3)
+    S.indices[S.indices >= ncols - 3] = 0  # the last three columns hold no entry
+    S.sum_duplicates()
+    A = sparray.CSR(S.indptr.astype(np.int32), S.indices.astype(np.int32), S.data, S.shape)
+    large = S.nnz >= lean.UNREAD_FIRST
+    assert large == (nrows > 1000)
+    for x in (rng.standard_normal(ncols), rng.standard_normal((ncols, 8))):
+        A = sparray.CSR(S.indptr.astype(np.int32), S.indices.astype(np.int32), S.data, S.shape)
+        np.testing.assert_allclose(A @ x, S @ x, rtol=1e-12, atol=1e-12)
+        assert (A._lean.unread is not None) == large
+        np.testing.assert_allclose(A @ x, S @ x, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(A._lean.unread, [ncols - 3, ncols - 2, ncols - 1])
+        bad = x.copy()
+        bad[ncols - 2] = np.inf
+        np.testing.assert_array_equal(A @ bad, A.to_dense() @ bad)  # every element nan: 0 * inf
+        assert np.isnan(A @ bad).all()

@@ -15,11 +15,15 @@ fused into its sum, as CUDA does), every element written.
 A 1-D ``x`` is handled as a ``(K, 1)`` view, so each kernel compiles once per (value dtype,
 index dtype); ``N == 1`` takes the scalar (SpMV) path.
 
-Parallel scheme.  CSR/BSR: rows are cut into a few chunks per thread balanced by entries + rows
-(power-law rows do not starve a thread); each row (or block row) is accumulated in registers
-(SpMV, which prefetches its streams ahead, or on short rows checks a block of rows' indices
-before it sums them and prefetches 4 KiB ahead at every row; BSR/BSC unroll 4x4 blocks) or in a small padded
-buffer over column tiles of ``x`` of ``_TILE_BYTES`` (SpMM) and written once.
+Parallel scheme.  CSR/BSR: rows are cut into chunks balanced by entries + rows (power-law rows
+do not starve a thread), 2 to 16 per thread (one per ``CHUNK_WORK``), which the threads claim one
+at a time (:func:`._common.claim`): a thread that starts late or whose core another process keeps
+busy takes fewer, and since each chunk writes only its own rows the bits do not depend on who took
+it.  Each row (or block row) is accumulated in registers (SpMV, which prefetches its streams
+ahead, or on short rows checks a block of rows' indices before it sums them and prefetches 4 KiB
+ahead at every row; eight columns of x as one vector, :func:`_vec_row`; BSR/BSC unroll 4x4
+blocks) or in a small padded buffer over column tiles of ``x`` of ``_TILE_BYTES`` (other SpMM
+widths) and written once.
 CSC/BSC: the *output* rows are cut into one range per thread; every thread walks all columns
 and finds the run of each column's entries that falls into its range (row indices are sorted
 within a column: a binary search, or for the last range a backward scan), so it writes only its
@@ -78,7 +82,7 @@ _TILE_BYTES = 256
 # The row-split (CSR/BSR) kernels cut their rows into chunks of about CHUNK_WORK units of work
 # (entries + rows, times the columns of x), at least _MIN and at most _MAX of them per thread,
 # which the threads claim one at a time.
-CHUNK_WORK = 1 << 14
+CHUNK_WORK = 1 << 16
 _MIN_CHUNKS_PER_THREAD = 2
 _MAX_CHUNKS_PER_THREAD = 16
 #: from this much work (entries + rows, times the columns of x) a CSR/BSR product keeps a thread on
