@@ -15,11 +15,15 @@ fused into its sum, as CUDA does), every element written.
 A 1-D ``x`` is handled as a ``(K, 1)`` view, so each kernel compiles once per (value dtype,
 index dtype); ``N == 1`` takes the scalar (SpMV) path.
 
-Parallel scheme.  CSR/BSR: rows are cut into a few chunks per thread balanced by entries + rows
-(power-law rows do not starve a thread); each row (or block row) is accumulated in registers
-(SpMV, which prefetches its streams ahead, or on short rows checks a block of rows' indices
-before it sums them and prefetches 4 KiB ahead at every row; BSR/BSC unroll 4x4 blocks) or in a small padded
-buffer over column tiles of ``x`` of ``_TILE_BYTES`` (SpMM) and written once.
+Parallel scheme.  CSR/BSR: rows are cut into chunks balanced by entries + rows (power-law rows
+do not starve a thread), 2 to 16 per thread (one per ``CHUNK_WORK``), which the threads claim one
+at a time (:func:`._common.claim`): a thread that starts late or whose core another process keeps
+busy takes fewer, and since each chunk writes only its own rows the bits do not depend on who took
+it.  Each row (or block row) is accumulated in registers (SpMV, which prefetches its streams
+ahead, or on short rows checks a block of rows' indices before it sums them and prefetches 4 KiB
+ahead at every row; eight columns of x as one vector, :func:`_vec_row`; BSR/BSC unroll 4x4
+blocks) or in a small padded buffer over column tiles of ``x`` of ``_TILE_BYTES`` (other SpMM
+widths) and written once.
 CSC/BSC: the *output* rows are cut into one range per thread; every thread walks all columns
 and finds the run of each column's entries that falls into its range (row indices are sorted
 within a column: a binary search, or for the last range a backward scan), so it writes only its
@@ -45,6 +49,10 @@ on that error path).  Shape mismatches raise ValueError with both shapes.
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 from .. import KernelDeclined
 from .._spmm_args import as_blocks, bsc_rows, bsr_block_cols, csc_rows, diagnose, ends
@@ -53,6 +61,7 @@ from ._common import (
     NUMERIC_DTYPES,
     SERIAL_WORK,
     as_index,
+    claim,
     prefetch_read,
     row_splits,
 )
@@ -70,8 +79,16 @@ _PJIT = dict(cache=True, nogil=True, parallel=True, fastmath={"contract"})
 
 # SpMM accumulates an output row over tiles of this many bytes of columns of x.
 _TILE_BYTES = 256
-# chunks per thread for the row-split (CSR/BSR) kernels
-_CHUNKS_PER_THREAD = 4
+# The row-split (CSR/BSR) kernels cut their rows into chunks of about CHUNK_WORK units of work
+# (entries + rows, times the columns of x), at least _MIN and at most _MAX of them per thread,
+# which the threads claim one at a time.
+CHUNK_WORK = 1 << 16
+_MIN_CHUNKS_PER_THREAD = 2
+_MAX_CHUNKS_PER_THREAD = 16
+#: from this much work (entries + rows, times the columns of x) a CSR/BSR product keeps a thread on
+#: a core that another process keeps busy (``team(shared=)``): its chunks are claimed, so that
+#: thread holds the call back by one chunk at most
+SHARED_WORK = 1 << 22
 
 # kernel status codes (per chunk / thread)
 _OK, _BAD_POINTER, _BAD_INDEX = 0, 1, 2
@@ -169,6 +186,111 @@ _AHEAD_BYTES = 4096
 def _finite(v):
     """Whether ``v`` is finite (inf - inf and nan - nan are nan; always True for integers)."""
     return (v - v) == 0
+
+
+# ---------------------------------------------------------------------------------------
+# one output row over eight columns of x, as one vector (SpMM with N == 8)
+# ---------------------------------------------------------------------------------------
+
+# numba leaves LLVM's SLP vectoriser off (NUMBA_SLP_VECTORIZE=0), so eight sums in eight scalar
+# variables stay eight scalar FMAs per entry (vfmadd231sd, checked with inspect_asm), and eight
+# loads of x; a loop over the eight columns is unrolled and scalarised the same way. The row
+# loop below is therefore written in LLVM IR: the eight sums are one <8 x T> value, each entry
+# one vector load of its row of x and one vector FMA (float) or multiply-add (integers), the
+# same operations per column and in the same order as the scalar loop (the same bits).
+_VEC = 8
+
+
+def _vec_row_codegen(context, builder, signature, args):
+    """IR of :func:`_vec_row`: see its docstring."""
+    colt, valt, xt, yt = signature.args[:4]
+    col = context.make_array(colt)(context, builder, args[0])
+    vals = context.make_array(valt)(context, builder, args[1])
+    xa = context.make_array(xt)(context, builder, args[2])
+    ya = context.make_array(yt)(context, builder, args[3])
+    i, t0, k0, uhi, uK = args[4:]
+    i64 = ir.IntType(64)
+    i32 = ir.IntType(32)
+    floating = isinstance(valt.dtype, types.Float)
+    T = context.get_value_type(valt.dtype)
+    size = context.get_abi_sizeof(T)
+    V = ir.VectorType(T, _VEC)
+    xs = cgutils.unpack_tuple(builder, xa.strides, 2)
+    ys = cgutils.unpack_tuple(builder, ya.strides, 2)
+    xbase = builder.add(builder.ptrtoint(xa.data, i64), builder.mul(t0, xs[1]))
+    zero = ir.Constant(V, [ir.Constant(T, 0.0 if floating else 0)] * _VEC)
+    splat_mask = ir.Constant(ir.VectorType(i32, _VEC), [0] * _VEC)
+    if floating:
+        name = f"llvm.fma.v{_VEC}f{8 * size}"
+        fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(V, [V, V, V]), name)
+
+    fn = builder.function
+    entry = builder.block
+    head = fn.append_basic_block("vrow.head")
+    body = fn.append_basic_block("vrow.body")
+    step = fn.append_basic_block("vrow.step")
+    done = fn.append_basic_block("vrow.done")
+    bad = fn.append_basic_block("vrow.bad")
+    out = fn.append_basic_block("vrow.out")
+    builder.branch(head)
+
+    builder.position_at_end(head)  # k < uhi ?
+    k = builder.phi(i64)
+    acc = builder.phi(V)
+    k.add_incoming(k0, entry)
+    acc.add_incoming(zero, entry)
+    builder.cbranch(builder.icmp_unsigned("<", k, uhi), body, done)
+
+    builder.position_at_end(body)  # j = col[k], checked before it is used
+    c = builder.load(builder.gep(col.data, [k]))
+    j = builder.sext(c, i64) if c.type.width < 64 else c
+    builder.cbranch(builder.icmp_unsigned(">=", j, uK), bad, step)
+
+    builder.position_at_end(step)  # acc += values[k] * x[j, t0 : t0 + 8]
+    v = builder.load(builder.gep(vals.data, [k]))
+    vv = builder.shuffle_vector(builder.insert_element(ir.Constant(V, ir.Undefined), v, ir.Constant(i32, 0)),
+                                ir.Constant(V, ir.Undefined), splat_mask)
+    xv = builder.load(builder.inttoptr(builder.add(xbase, builder.mul(j, xs[0])), V.as_pointer()), align=size)
+    nxt = builder.call(fma, [vv, xv, acc]) if floating else builder.add(acc, builder.mul(vv, xv))
+    k.add_incoming(builder.add(k, ir.Constant(i64, 1)), step)
+    acc.add_incoming(nxt, step)
+    builder.branch(head)
+
+    builder.position_at_end(done)  # y[i, t0 : t0 + 8] = acc; finite: acc - acc == 0 in every lane
+    yaddr = builder.add(builder.ptrtoint(ya.data, i64), builder.add(builder.mul(i, ys[0]), builder.mul(t0, ys[1])))
+    builder.store(acc, builder.inttoptr(yaddr, V.as_pointer()), align=size)
+    if floating:
+        lanes = builder.fcmp_ordered("==", builder.fsub(acc, acc), ir.Constant(V, [ir.Constant(T, 0.0)] * _VEC))
+        every = builder.icmp_unsigned("==", builder.bitcast(lanes, ir.IntType(_VEC)), ir.Constant(ir.IntType(_VEC), -1))
+        status = builder.select(every, ir.Constant(i64, _OK), ir.Constant(i64, _NONFINITE))
+    else:
+        status = ir.Constant(i64, _OK)
+    builder.branch(out)
+
+    builder.position_at_end(bad)
+    builder.branch(out)
+
+    builder.position_at_end(out)
+    result = builder.phi(i64)
+    result.add_incoming(status, done)
+    result.add_incoming(ir.Constant(i64, _BAD_INDEX), bad)
+    return result
+
+
+@intrinsic
+def _vec_row(typingctx, col, values, x, y, i, t0, k, uhi, uK):
+    """``y[i, t0 : t0 + 8] = sum over entries k .. uhi - 1 of values[k] * x[col[k], t0 : t0 + 8]``
+    for real (float, integer) values, the eight sums one vector: each entry one vector load and
+    one FMA (floats; integers a multiply and an add), entries in order, so every column is summed
+    as the scalar loop sums it. Each ``col[k]`` is checked against ``uK`` before it is used: the
+    status is ``_BAD_INDEX`` then (y untouched), else ``_OK``, or ``_NONFINITE`` when one of the
+    eight sums is not finite. ``x`` and ``y`` are 2-D arrays with at least ``t0 + 8`` columns; all
+    positions are uint64."""
+    if not all(isinstance(a, types.Array) for a in (col, values, x, y)):
+        return None
+    if not isinstance(values.dtype, (types.Float, types.Integer)) or values.dtype != x.dtype or x.dtype != y.dtype:
+        return None
+    return types.int64(col, values, x, y, i, t0, k, uhi, uK), _vec_row_codegen
 
 
 # ---------------------------------------------------------------------------------------
@@ -293,11 +415,10 @@ def _csr_mv_short_rows(crow, col, values, xv, yv, r0, r1, lo):
 
 
 @numba.njit(inline="always", **_JIT)
-def _csr_mm8_row(col, values, x, y, i, t0, k, uhi, uK):
-    """Row ``i`` of ``y = A @ x`` over the eight columns ``t0 .. t0 + 8`` of x: eight sums held in
-    registers, every entry added in order (entries ``k .. uhi``). A buffer indexed by a run-time
-    width makes the compiler load and store the sums at every step: 1e4 entries, 8 columns, one
-    thread 39.5 -> 31 us (1e5 entries 550 -> 495 us). Returns a status."""
+def _csr_mm8_row_scalar(col, values, x, y, i, t0, k, uhi, uK):
+    """:func:`_vec_row` for complex values: eight sums held in eight variables, every entry added
+    in order. (A buffer indexed by a run-time width makes the compiler load and store the sums at
+    every step: 1e4 entries, 8 columns, one thread 39.5 -> 31 us.)"""
     zero = y.dtype.type(0)
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = zero
     while k < uhi:
@@ -322,7 +443,23 @@ def _csr_mm8_row(col, values, x, y, i, t0, k, uhi, uK):
     y[i, t0 + _U5] = a5
     y[i, t0 + _U6] = a6
     y[i, t0 + _U7] = a7
-    return _OK
+    ok = _finite(a0) & _finite(a1) & _finite(a2) & _finite(a3)
+    ok &= _finite(a4) & _finite(a5) & _finite(a6) & _finite(a7)
+    return _OK if ok else _NONFINITE
+
+
+def _csr_mm8_row(col, values, x, y, i, t0, k, uhi, uK):
+    """Row ``i`` of ``y = A @ x`` over the eight columns ``t0 .. t0 + 8`` of x (entries ``k ..
+    uhi``), inside numba code: :func:`_vec_row` for real values, :func:`_csr_mm8_row_scalar` for
+    complex ones. Returns ``_OK``, ``_NONFINITE`` (a sum is not finite) or ``_BAD_INDEX``."""
+    raise NotImplementedError("_csr_mm8_row is called from numba code only")
+
+
+@overload(_csr_mm8_row, jit_options=dict(nogil=True, fastmath={"contract"}))
+def _csr_mm8_row_typed(col, values, x, y, i, t0, k, uhi, uK):
+    if isinstance(values.dtype, types.Complex):
+        return lambda col, values, x, y, i, t0, k, uhi, uK: _csr_mm8_row_scalar(col, values, x, y, i, t0, k, uhi, uK)
+    return lambda col, values, x, y, i, t0, k, uhi, uK: _vec_row(col, values, x, y, i, t0, k, uhi, uK)
 
 
 @numba.njit(**_JIT)
@@ -348,13 +485,11 @@ def _csr_mm_rows(crow, col, values, x, y, r0, r1, lo, tile):
         uhi = np.uint64(hi)
         for t0 in range(_U0, uN, utile):
             tw = min(utile, uN - t0)
-            if tw == _U8:  # eight columns: the sums live in registers, not in the buffer
+            if tw == _U8:  # eight columns: the sums live in registers (one vector), not in the buffer
                 status = _csr_mm8_row(col, values, x, y, i, t0, np.uint64(lo), uhi, uK)
-                if status != _OK:
+                if status == _BAD_INDEX:
                     return status
-                ok &= _finite(y[i, t0]) & _finite(y[i, t0 + _U1]) & _finite(y[i, t0 + _U2])
-                ok &= _finite(y[i, t0 + _U3]) & _finite(y[i, t0 + _U4]) & _finite(y[i, t0 + _U5])
-                ok &= _finite(y[i, t0 + _U6]) & _finite(y[i, t0 + _U7])
+                ok &= status == _OK
                 continue
             for q in range(tw):
                 acc[q] = zero
@@ -383,29 +518,43 @@ def _csr_mm_rows(crow, col, values, x, y, r0, r1, lo, tile):
     return _OK if ok else _NONFINITE
 
 
+@numba.njit(**_JIT)
+def _csr_chunk(crow, col, values, x, y, r0, r1, tile, short):
+    """Rows [r0, r1) of y = A @ x (one chunk of :func:`_csr`, or every row on one thread); returns
+    the row loop's status."""
+    lo = np.int64(crow[r0])
+    if lo < 0:
+        return _BAD_POINTER
+    if x.shape[1] == 1:  # SpMV, through 1-D views of x and y
+        xv = x.reshape(x.shape[0])
+        yv = y.reshape(y.shape[0])
+        if short:
+            return _csr_mv_short_rows(crow, col, values, xv, yv, r0, r1, lo)
+        return _csr_mv_rows(crow, col, values, xv, yv, r0, r1, lo)
+    return _csr_mm_rows(crow, col, values, x, y, r0, r1, lo, tile)
+
+
 @numba.njit(**_PJIT)
-def _csr(crow, col, values, x, y, nchunks, tile, short):
-    """y = A @ x for CSR A (nse > 0), x (K, N), y (M, N).  Returns a status per chunk.  ``short``:
-    SpMV through ``_csr_mv_short_rows`` (the wrapper picks it by the mean row length)."""
-    N = x.shape[1]
+def _csr(crow, col, values, x, y, nw, nchunks, tile, short):
+    """y = A @ x for CSR A (nse > 0), x (K, N), y (M, N), the rows cut by :func:`row_splits` into
+    ``nchunks`` chunks that the threads claim one at a time (a thread whose core is busy
+    elsewhere takes fewer; each chunk writes only its own rows, so the bits do not depend on who
+    took it). Returns the statuses of all chunks or-ed together.  ``short``: SpMV through
+    ``_csr_mv_short_rows`` (the wrapper picks it by the mean row length)."""
     splits = row_splits(crow, nchunks)
-    status = np.zeros(nchunks, np.int64)
-    for c in numba.prange(nchunks):
-        r0 = np.uint64(splits[c])
-        r1 = np.uint64(splits[c + 1])
-        lo = np.int64(crow[r0])
-        if lo < 0:
-            status[c] = _BAD_POINTER
-        elif N == 1:  # SpMV, through 1-D views of x and y
-            xv = x.reshape(x.shape[0])
-            yv = y.reshape(y.shape[0])
-            if short:
-                status[c] = _csr_mv_short_rows(crow, col, values, xv, yv, r0, r1, lo)
-            else:
-                status[c] = _csr_mv_rows(crow, col, values, xv, yv, r0, r1, lo)
-        else:
-            status[c] = _csr_mm_rows(crow, col, values, x, y, r0, r1, lo, tile)
-    return status
+    status = np.zeros(nw, np.int64)
+    counter = np.zeros(1, np.int64)
+    for w in numba.prange(nw):
+        s = _OK
+        c = claim(counter)
+        while c < nchunks:
+            s |= _csr_chunk(crow, col, values, x, y, np.uint64(splits[c]), np.uint64(splits[c + 1]), tile, short)
+            c = claim(counter)
+        status[w] = s
+    out = _OK
+    for w in range(nw):
+        out |= status[w]
+    return out
 
 
 @numba.njit(**_JIT)
@@ -414,17 +563,7 @@ def csr_matmul_serial(crow, col, values, x, y, tile, short):
     result to the bit); one status, not an array: no parallel region to wake for small products.
     ``tile``: :func:`tile_of` the dtype; ``short``: ``nse < SHORT_ROWS * M`` (the SpMV loop for
     short rows). For callers that keep those per array (the lean paths); else :func:`csr_matmul_into`."""
-    lo = np.int64(crow[0])
-    if lo < 0:
-        return _BAD_POINTER
-    r1 = np.uint64(crow.shape[0] - 1)
-    if x.shape[1] == 1:
-        xv = x.reshape(x.shape[0])
-        yv = y.reshape(y.shape[0])
-        if short:
-            return _csr_mv_short_rows(crow, col, values, xv, yv, _U0, r1, lo)
-        return _csr_mv_rows(crow, col, values, xv, yv, _U0, r1, lo)
-    return _csr_mm_rows(crow, col, values, x, y, _U0, r1, lo, tile)
+    return _csr_chunk(crow, col, values, x, y, _U0, np.uint64(crow.shape[0] - 1), tile, short)
 
 
 @numba.njit(**_JIT)
@@ -440,9 +579,14 @@ def csr_spmv_serial(crow, col, values, xv, yv, short):
     return _csr_mv_rows(crow, col, values, xv, yv, _U0, r1, lo)
 
 
-def _nchunks():
+def _nchunks(work):
+    """Chunks for the claim loops of ``_csr``/``_bsr`` (inside a team): one chunk per
+    ``CHUNK_WORK`` units of work, at least ``_MIN_CHUNKS_PER_THREAD`` and at most
+    ``_MAX_CHUNKS_PER_THREAD`` per thread."""
     nt = numba.get_num_threads()
-    return 1 if nt == 1 else nt * _CHUNKS_PER_THREAD
+    if nt == 1:
+        return 1
+    return max(nt * _MIN_CHUNKS_PER_THREAD, min(nt * _MAX_CHUNKS_PER_THREAD, work // CHUNK_WORK))
 
 
 def csr_matmul_into(crow, col, values, x2, y, serial=None):
@@ -462,16 +606,16 @@ def csr_matmul_into(crow, col, values, x2, y, serial=None):
     M, N = y.shape
     nse = col.shape[0]
     short = nse < _SHORT_ROWS * M
-    if (nse + M) * N < SERIAL_WORK if serial is None else serial:
+    work = (nse + M) * N
+    if work < SERIAL_WORK if serial is None else serial:
         _SERIAL_RAN.add((values.dtype, crow.dtype, N == 1))
         return csr_matmul_serial(crow, col, values, x2, y, max(1, _TILE_BYTES // x2.itemsize), short)
-    with team(1 << 62) as threads:  # parallel-sized: the threads this call may have
+    with team(work, 0, SHARED_WORK) as threads:  # parallel-sized (or forced): the threads this call may have
         if threads == 1 and (values.dtype, crow.dtype, N == 1) in _SERIAL_RAN:
             # the serial twin (the same row loops, the same bits) without a parallel region's start;
             # only once it ran in this process, so that a busy core never makes a call compile it
             return csr_matmul_serial(crow, col, values, x2, y, max(1, _TILE_BYTES // x2.itemsize), short)
-        status = _csr(crow, col, values, x2, y, _nchunks(), _tile(x2.dtype), short)
-    return int(np.bitwise_or.reduce(status))
+        return _csr(crow, col, values, x2, y, numba.get_num_threads(), _nchunks(work), _tile(x2.dtype), short)
 
 
 _SERIAL_RAN: set = set()  # (values dtype, index dtype, one column) for which csr_matmul_serial ran
@@ -710,30 +854,41 @@ def _bsr_mm_rows(crow, col, blocks, x, y, r0, r1, lo, tile):
     return _OK if ok else _NONFINITE
 
 
-@numba.njit(**_PJIT)
-def _bsr(crow, col, blocks, x, y, nchunks, tile):
-    """y = A @ x for BSR A (blocks (nse, bh, bw), nse > 0), x (KB * bw, N), y (MB * bh, N).
-    Returns a status per chunk."""
+@numba.njit(**_JIT)
+def _bsr_chunk(crow, col, blocks, x, y, r0, r1, tile):
+    """Block rows [r0, r1) of y = A @ x (one chunk of :func:`_bsr`); returns the row loop's status."""
     _, bh, bw = blocks.shape
-    N = x.shape[1]
+    lo = np.int64(crow[r0])
+    if lo < 0:
+        return _BAD_POINTER
     four = bh == 4 and bw == 4
+    if x.shape[1] == 1:
+        if four:
+            return _bsr_mv4_rows(crow, col, blocks, x, y, r0, r1, lo)
+        return _bsr_mv_rows(crow, col, blocks, x, y, r0, r1, lo)
+    if four:
+        return _bsr_mm4_rows(crow, col, blocks, x, y, r0, r1, lo, tile)
+    return _bsr_mm_rows(crow, col, blocks, x, y, r0, r1, lo, tile)
+
+
+@numba.njit(**_PJIT)
+def _bsr(crow, col, blocks, x, y, nw, nchunks, tile):
+    """y = A @ x for BSR A (blocks (nse, bh, bw), nse > 0), x (KB * bw, N), y (MB * bh, N): block
+    rows in ``nchunks`` chunks claimed as in :func:`_csr`. Returns the chunks' statuses or-ed."""
     splits = row_splits(crow, nchunks)
-    status = np.zeros(nchunks, np.int64)
-    for c in numba.prange(nchunks):
-        r0 = np.uint64(splits[c])
-        r1 = np.uint64(splits[c + 1])
-        lo = np.int64(crow[r0])
-        if lo < 0:
-            status[c] = _BAD_POINTER
-        elif N == 1 and four:
-            status[c] = _bsr_mv4_rows(crow, col, blocks, x, y, r0, r1, lo)
-        elif N == 1:
-            status[c] = _bsr_mv_rows(crow, col, blocks, x, y, r0, r1, lo)
-        elif four:
-            status[c] = _bsr_mm4_rows(crow, col, blocks, x, y, r0, r1, lo, tile)
-        else:
-            status[c] = _bsr_mm_rows(crow, col, blocks, x, y, r0, r1, lo, tile)
-    return status
+    status = np.zeros(nw, np.int64)
+    counter = np.zeros(1, np.int64)
+    for w in numba.prange(nw):
+        s = _OK
+        c = claim(counter)
+        while c < nchunks:
+            s |= _bsr_chunk(crow, col, blocks, x, y, np.uint64(splits[c]), np.uint64(splits[c + 1]), tile)
+            c = claim(counter)
+        status[w] = s
+    out = _OK
+    for w in range(nw):
+        out |= status[w]
+    return out
 
 
 def bsr_matmul_dense(crow, col, blocks, x, report_finite=False):
@@ -776,12 +931,12 @@ def bsr_matmul_dense(crow, col, blocks, x, report_finite=False):
         y[...] = 0
         return _result(y, vector, report_finite, True)
     work = (nse * bh * bw + MB * bh) * N
-    with team(work):
-        status = _bsr(crow, col, blocks, x2, y, _nchunks(), _tile(x2.dtype))
-    if (status & ~_NONFINITE).any():
+    with team(work, shared=SHARED_WORK):
+        status = _bsr(crow, col, blocks, x2, y, numba.get_num_threads(), _nchunks(work), _tile(x2.dtype))
+    if status & ~_NONFINITE:
         diagnose(fname, crow, "crow", col, "col", KB, "block columns")
         raise AssertionError(f"{fname}: the kernel reported invalid input that was not found")
-    return _result(y, vector, report_finite, not (status & _NONFINITE).any())
+    return _result(y, vector, report_finite, not status & _NONFINITE)
 
 
 # ---------------------------------------------------------------------------------------
