@@ -35,7 +35,7 @@ from numba import types
 from numba.extending import overload
 
 from .. import KernelDeclined
-from ._common import as_index, chunk_bounds, middle_sample, prefetch_write, row_splits, scratch
+from ._common import as_index, chunk_bounds, claim, middle_sample, prefetch_write, row_splits, scratch
 from ._sort import SUPPORTED_DTYPES
 from ._threads import team
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
@@ -1354,12 +1354,15 @@ def _sort_run(cols, vals, lo, hi):
 
 
 @numba.njit(inline="always")
-def _dedup_run(cols, vals, lo, hi):
-    """Sorted run ``[lo, hi)``: equal columns summed left to right into the first of them, the
-    distinct ones packed at the run's start. Returns how many remain."""
+def _dedup_run_to(cols, vals, lo, hi, o):
+    """Sorted run ``[lo, hi)``: equal columns summed left to right (input order) into the first of
+    them, the distinct ones written from ``o <= lo`` on (a write never passes the read before it).
+    Returns how many remain."""
     if hi <= lo:
         return 0
-    o = lo
+    start = o
+    cols[o] = cols[lo]
+    vals[o] = vals[lo]
     for k in range(lo + 1, hi):
         if cols[k] == cols[o]:
             vals[o] += vals[k]
@@ -1367,48 +1370,211 @@ def _dedup_run(cols, vals, lo, hi):
             o += 1
             cols[o] = cols[k]
             vals[o] = vals[k]
-    return o + 1 - lo
+    return o + 1 - start
+
+
+# --- COO -> CSR (the lean path): is it in row order already? ----------------------------------
+#: what :func:`coo_row_order` found: every row's columns strictly increasing in row order (the
+#: COO is coalesced), rows in order but some row's columns not (unsorted within it, or repeated),
+#: rows out of order
+COALESCED, ROWS_SORTED, UNSORTED = 0, 1, 2
+_OUT_OF_RANGE = 3
+#: the pass over the indices runs on the calling thread below this many entries (its work is one
+#: read of both index arrays; benchmarks/crossover.py)
+ORDER_SERIAL_WORK = 1 << 15
+#: ... and from this many on it takes a thread on a core another process keeps busy too (its chunks
+#: go to whichever thread is free, see ``_threads.team``)
+ORDER_SHARED_WORK = 1 << 18
+
+
+@numba.njit(inline="always")
+def _order_first_bad(rows, cols, s, e, ur, uc, before):
+    """``(kind, position)`` of the first entry of ``[s, e)`` with an index out of range
+    (``_OUT_OF_RANGE``) or a row smaller than the one before it (``UNSORTED``)."""
+    pr = before
+    for i in range(s, e):
+        r = np.int64(rows[i])
+        if np.uint64(r) >= ur or np.uint64(np.int64(cols[i])) >= uc:
+            return _OUT_OF_RANGE, np.int64(i)
+        if r < pr:
+            return UNSORTED, np.int64(i)
+        pr = r
+    return UNSORTED, np.int64(s)  # not reached: the block failed a test that this loop repeats
+
+
+@numba.njit(inline="always")
+def _order_chunk(rows, cols, out, lo, hi, ur, uc):
+    """One read of entries ``[lo, hi)`` (``lo`` starts a run of equal rows, or is 0): each index
+    checked against its size, the order checked, and each row's end stored into ``out[row + 1]``
+    (one past its last entry: the CSR's row pointers if the rows are in order), block by block as
+    :func:`_stores_first` stores keys. The tests are folded into flags without a branch per
+    entry; a block that fails one is read again to find where. Returns ``(kind, position)``:
+    ``COALESCED``; ``ROWS_SORTED`` (some row's columns do not strictly increase; every entry read);
+    ``UNSORTED`` or ``_OUT_OF_RANGE`` at ``position`` (the chunk stopped there). A stored row is
+    clamped into ``[0, nrows)``: nothing is written out of bounds whatever the indices."""
+    top = ur - _U1
+    filled = np.int64(-1)
+    kind = COALESCED
+    s = lo
+    while s < hi:
+        e = min(s + np.uint64(_BLOCK), hi)
+        before = np.int64(-1)
+        pc = np.int64(-1)
+        if s > 0:
+            before = np.int64(rows[s - _U1])
+            pc = np.int64(cols[s - _U1])
+        pr = before
+        ok = True
+        strict = True
+        new = 0
+        for i in range(s, e):
+            r = np.int64(rows[i])
+            c = np.int64(cols[i])
+            ok = ok & (np.uint64(r) < ur) & (np.uint64(c) < uc) & (r >= pr)
+            strict = strict & ((r > pr) | (c > pc))
+            new += r != pr
+            out[min(np.uint64(r), top) + _U1] = i + _U1
+            pr = r
+            pc = c
+        if not ok:
+            return _order_first_bad(rows, cols, s, e, ur, uc, before)
+        if not strict:
+            kind = ROWS_SORTED
+        if new != pr - before:  # empty rows in (before, pr]: each ends where the next entry is
+            prev = before
+            for i in range(s, e):
+                k = np.int64(rows[i])
+                for b in range(max(prev + 2, filled + 1), k + 1):
+                    out[b] = i
+                filled = max(filled, k)
+                prev = k
+        s = e
+    return kind, np.int64(hi)
 
 
 @numba.njit(**_JIT)
-def _coo_rows_serial(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq):
-    """A COO's entries bucketed by row on the calling thread (a count, its prefix sums in ``ptr``,
-    a stable move into ``t_cols``/``t_vals``), each row sorted by column stably and its duplicates
-    summed left to right in input order (``uniq[r]``: the distinct entries left at the start of
-    row r's bucket). Returns the number of distinct entries, or -1 for an index out of range."""
+def _run_bounds(keys, nchunks):
+    """``nchunks + 1`` cuts of ``[0, n)``, each at the first run start (of equal keys) at or after
+    ``n * c / nchunks`` and never before the cut before it, so the scans for run starts read each
+    key at most once together (one row of all the entries costs one pass, not one per chunk)."""
+    n = keys.shape[0]
+    b = np.empty(nchunks + 1, np.int64)
+    b[0] = 0
+    p = 0
+    for c in range(1, nchunks):
+        p = _run_start(keys, max(p, n * c // nchunks))
+        b[c] = p
+    b[nchunks] = n
+    return b
+
+
+@numba.njit(**_JIT)
+def _order_serial(rows, cols, nrows, ncols, out):
+    """:func:`_order_chunk` over every entry on the calling thread."""
+    return _order_chunk(rows, cols, out, np.uint64(0), np.uint64(rows.shape[0]), np.uint64(nrows), np.uint64(ncols))
+
+
+@numba.njit(**_PJIT)
+def _order_parallel(rows, cols, nrows, ncols, out, bounds, kinds, where, workers):
+    """:func:`_order_chunk` over the chunks that ``bounds`` cuts (at run starts, so no two chunks
+    store one row's end), handed to whichever of ``workers`` is free (:func:`._common.claim`)."""
+    nchunks = bounds.shape[0] - 1
+    ur, uc = np.uint64(nrows), np.uint64(ncols)
+    counter = np.zeros(1, np.int64)
+    for _ in numba.prange(workers):
+        c = claim(counter)
+        while c < nchunks:
+            k, p = _order_chunk(rows, cols, out, np.uint64(bounds[c]), np.uint64(bounds[c + 1]), ur, uc)
+            kinds[c] = k
+            where[c] = p
+            c = claim(counter)
+
+
+def _claim_chunks(n, threads, least=1 << 12):
+    """Chunks to hand out by claim for a pass over ``n`` items: about four per thread, more for
+    long passes (2**16 items each at most, so a late thread holds a call back by little), at
+    least ``least`` items each."""
+    return max(1, min(max(4 * threads, n >> 16), n // least))
+
+
+def coo_row_order(rows, cols, nrows, ncols, index_dtype, serial=None):
+    """``(order, offsets)``: whether a 2-D COO's entries (``rows``, ``cols``: 1-D int32/int64 of one
+    length) are in row order, found in the one read of both index arrays that checks them against
+    ``nrows`` and ``ncols``. ``order`` is ``COALESCED`` (rows non-decreasing and columns strictly
+    increasing within each row: the COO's column and value arrays are already a CSR's),
+    ``ROWS_SORTED`` (rows non-decreasing, some row's columns not strictly increasing) or
+    ``UNSORTED``; ``offsets`` are the CSR's row pointers (``index_dtype``) for the first two and
+    None for ``UNSORTED`` (whose pass stops early: it checked only part of the indices). On the
+    calling thread below ``ORDER_SERIAL_WORK`` entries, else in chunks handed to whichever thread
+    is free (``serial`` True or False forces one; the same result). ValueError names the first
+    index out of range it met (never used as an address).
+
+    >>> order, ptr = coo_row_order(np.array([0, 0, 2]), np.array([1, 3, 0]), 3, 4, np.int32)
+    >>> order == COALESCED, ptr.tolist()
+    (True, [0, 2, 2, 3])
+    >>> coo_row_order(np.array([1, 0]), np.array([0, 0]), 2, 1, np.int32)[0] == UNSORTED
+    True
+    """
+    n = rows.shape[0]
+    out = np.empty(nrows + 1, index_dtype)
+    if n == 0:
+        out[:] = 0
+        return COALESCED, out
+    work = n if serial is None else (0 if serial else 1 << 62)
+    with team(work, ORDER_SERIAL_WORK, shared=ORDER_SHARED_WORK) as T:
+        if serial or (T == 1 and serial is None):
+            kind, where = _order_serial(rows, cols, nrows, ncols, out)
+        else:
+            bounds = _run_bounds(rows, _claim_chunks(n, T))
+            kinds = np.empty(bounds.shape[0] - 1, np.int64)
+            wheres = np.empty(bounds.shape[0] - 1, np.int64)
+            _order_parallel(rows, cols, nrows, ncols, out, bounds, kinds, wheres, T)
+            kind = int(kinds.max())
+            where = int(wheres[kinds == kind].min())
+    if kind == _OUT_OF_RANGE:
+        raise ValueError(
+            f"coo_row_order: every row must lie in [0, {nrows}) and every column in [0, {ncols}); entry {where} is "
+            f"({int(rows[where])}, {int(cols[where])})"
+        )
+    if kind == UNSORTED:
+        return UNSORTED, None
+    out[0] = 0
+    out[int(rows[n - 1]) + 1 :] = n
+    return kind, out
+
+
+# --- COO -> CSR: bucketing, sorting each row, summing duplicates --------------------------------
+@numba.njit(**_JIT)
+def _bucket_rows_serial(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals):
+    """A COO's entries bucketed by row on the calling thread: a count, its prefix sums in ``ptr``,
+    a stable move into ``t_cols``/``t_vals``. Returns 0, or -1 for an index out of range (nothing
+    moved then)."""
     n = rows.shape[0]
     ur, uc = np.uint64(nrows), np.uint64(ncols)
     ptr[:] = 0
     for k in range(n):
-        r = np.uint64(rows[k])
-        if r >= ur or np.uint64(cols[k]) >= uc:
+        r = np.uint64(np.int64(rows[k]))
+        if r >= ur or np.uint64(np.int64(cols[k])) >= uc:
             return -1
         ptr[r + _U1] += 1
     for r in range(nrows):
         ptr[r + 1] += ptr[r]
-    cursor = ptr[:nrows].copy()
+    cursor = ptr[:nrows].astype(np.int64)
     for k in range(n):
         r = np.uint64(rows[k])
         p = cursor[r]
         cursor[r] = p + 1
         t_cols[p] = cols[k]
         t_vals[p] = values[k]
-    total = 0
-    for r in range(nrows):
-        lo, hi = ptr[r], ptr[r + 1]
-        _sort_run(t_cols, t_vals, lo, hi)
-        u = _dedup_run(t_cols, t_vals, lo, hi)
-        uniq[r] = u
-        total += u
-    return total
+    return 0
 
 
 @numba.njit(**_PJIT)
-def _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq, hist):
-    """:func:`_coo_rows_serial` over ``len(hist)`` slices of the entries: a row histogram per slice
-    (``hist``, scratch: zeroed here), each slice's start in every row from the histograms of the
-    slices before it (so the move is stable), the moves in parallel, then the rows sorted and
-    summed in parallel. Returns the number of distinct entries, or -1 for an index out of range."""
+def _bucket_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, hist):
+    """:func:`_bucket_rows_serial` over ``len(hist)`` slices of the entries: a row histogram per
+    slice (``hist``, scratch: zeroed here), each slice's start in every row from the histograms of
+    the slices before it (so the move is stable), the moves in parallel. Returns 0, or -1 for an
+    index out of range (nothing moved then)."""
     nchunks = hist.shape[0]
     n = rows.shape[0]
     ur, uc = np.uint64(nrows), np.uint64(ncols)
@@ -1418,8 +1584,8 @@ def _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, un
         h = hist[c]
         h[:] = 0
         for k in range(lo, hi):
-            r = np.uint64(rows[k])
-            if r >= ur or np.uint64(cols[k]) >= uc:
+            r = np.uint64(np.int64(rows[k]))
+            if r >= ur or np.uint64(np.int64(cols[k])) >= uc:
                 bad[c] = 1
                 break
             h[r] += 1
@@ -1435,73 +1601,136 @@ def _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, un
             h[r] = p + 1
             t_cols[p] = cols[k]
             t_vals[p] = values[k]
-    total = np.zeros(nchunks, np.int64)
-    for q in numba.prange(nchunks):
-        r0, r1 = chunk_bounds(nrows, q, nchunks)
-        t = 0
-        for r in range(r0, r1):
-            lo, hi = ptr[r], ptr[r + 1]
-            _sort_run(t_cols, t_vals, lo, hi)
-            u = _dedup_run(t_cols, t_vals, lo, hi)
-            uniq[r] = u
-            t += u
-        total[q] = t
-    return total.sum()
+    return 0
+
+
+@numba.njit(**_JIT)
+def _sort_rows_serial(ptr, t_cols, t_vals):
+    """Each row ``ptr[r]:ptr[r + 1]`` of ``t_cols``/``t_vals`` sorted by column stably and its
+    duplicates summed left to right, the distinct entries packed row after row from the start
+    (writes never pass reads) and ``ptr`` rewritten to their row pointers. Returns how many
+    remain."""
+    nrows = ptr.shape[0] - 1
+    o = np.int64(0)
+    lo = np.int64(ptr[0])
+    for r in range(nrows):
+        hi = np.int64(ptr[r + 1])
+        _sort_run(t_cols, t_vals, lo, hi)
+        o += _dedup_run_to(t_cols, t_vals, lo, hi, o)
+        ptr[r + 1] = o
+        lo = hi
+    return o
 
 
 @numba.njit(**_PJIT)
-def _pack_rows(ptr, t_cols, t_vals, uniq, out_ptr, out_cols, out_vals, nchunks):
-    """The distinct entries of each row (the first ``uniq[r]`` of its bucket) packed one row after
-    the other; ``out_ptr`` their row pointers."""
-    nrows = uniq.shape[0]
-    out_ptr[0] = 0
+def _sort_rows_parallel(ptr, t_cols, t_vals, uniq, splits, kept, workers):
+    """:func:`_sort_rows_serial` over the chunks of rows that ``splits`` cuts, handed out by claim:
+    chunk q packs its rows' distinct entries from its own first slot on (``uniq[r]``: how many row
+    r kept; ``kept[q]``: how many chunk q kept), by ``workers`` threads. ``ptr`` is left as it was."""
+    nchunks = splits.shape[0] - 1
+    counter = np.zeros(1, np.int64)
+    for _ in numba.prange(workers):
+        q = claim(counter)
+        while q < nchunks:
+            r0, r1 = splits[q], splits[q + 1]
+            start = np.int64(ptr[r0])
+            o = start
+            for r in range(r0, r1):
+                lo, hi = np.int64(ptr[r]), np.int64(ptr[r + 1])
+                _sort_run(t_cols, t_vals, lo, hi)
+                u = _dedup_run_to(t_cols, t_vals, lo, hi, o)
+                uniq[r] = u
+                o += u
+            kept[q] = o - start
+            q = claim(counter)
+
+
+@numba.njit(**_JIT)
+def _close_ranks(ptr, t_cols, t_vals, uniq, splits, kept):
+    """After :func:`_sort_rows_parallel`: the chunks' packed entries moved down one after the other
+    (in chunk order, so a move never overwrites entries still to be moved) and ``ptr`` rewritten
+    to the rows' new pointers. Returns how many entries remain."""
+    nchunks = splits.shape[0] - 1
+    dst = np.int64(kept[0])
+    for q in range(1, nchunks):
+        src = np.int64(ptr[splits[q]])
+        m = kept[q]
+        if src != dst:
+            for t in range(m):
+                t_cols[dst + t] = t_cols[src + t]
+                t_vals[dst + t] = t_vals[src + t]
+        dst += m
+    nrows = ptr.shape[0] - 1
+    run = np.int64(0)
     for r in range(nrows):
-        out_ptr[r + 1] = out_ptr[r] + uniq[r]
-    for q in numba.prange(nchunks):
-        r0, r1 = chunk_bounds(nrows, q, nchunks)
-        for r in range(r0, r1):
-            src, dst = ptr[r], out_ptr[r]
-            for t in range(uniq[r]):
-                out_cols[dst + t] = t_cols[src + t]
-                out_vals[dst + t] = t_vals[src + t]
+        run += uniq[r]
+        ptr[r + 1] = run
+    return run
+
+
+def _sorted_rows(ptr, t_cols, t_vals, serial, threads):
+    """Every row of the bucketed ``t_cols``/``t_vals`` sorted and its duplicates summed, packed in
+    place (``ptr`` rewritten); the arrays shrunk to the entries kept (``ndarray.resize``: glibc's
+    realloc keeps the block where it is, nothing is copied). Returns them."""
+    n = t_cols.shape[0]
+    if serial or threads == 1:
+        total = _sort_rows_serial(ptr, t_cols, t_vals)
+    else:
+        nrows = ptr.shape[0] - 1
+        splits = row_splits(ptr, _claim_chunks(n + nrows, threads))
+        uniq = scratch("coo_to_csr.uniq", (nrows,), np.int64)
+        kept = np.empty(splits.shape[0] - 1, np.int64)
+        _sort_rows_parallel(ptr, t_cols, t_vals, uniq, splits, kept, threads)
+        total = n if int(kept.sum()) == n else _close_ranks(ptr, t_cols, t_vals, uniq, splits, kept)
+    if total < n:
+        t_cols.resize((total,), refcheck=False)
+        t_vals.resize((total,), refcheck=False)
+    return ptr, t_cols, t_vals
 
 
 def coo_to_csr_into(rows, cols, values, nrows, ncols, index_dtype, serial=None):
     """``(crow, col, values)``: the CSR of a 2-D COO given as ``rows``, ``cols`` (1-D int32/int64,
-    any order, duplicates allowed) and 1-D ``values``, by a counting pass over the rows: entries
-    bucketed by row (stable), each row sorted by column (insertion sort, or a stable merge sort for
-    long rows) and its duplicates summed left to right in input order, as ``coalesce`` sums them.
-    No comparison sort over all entries. Index arrays in ``index_dtype``. On the calling thread
-    below ``COO_SERIAL_WORK`` entries plus rows, else in parallel (``serial`` True or False forces one;
-    the same result). ValueError for an index out of range."""
+    any order, duplicates allowed) and 1-D ``values``; index arrays in ``index_dtype``.
+
+    First the one read of both index arrays that checks them (:func:`coo_row_order`). Entries in
+    row order with strictly increasing columns (a coalesced COO: what ``csr.tocoo()`` gives, or a
+    COO built row by row) are a CSR already: ``col`` and ``values`` ARE ``cols`` and ``values``
+    (no copy; ``cols`` converted when its dtype is not ``index_dtype``) and ``crow`` came from that
+    read. Rows in order but columns not: copies of both, each row sorted. Otherwise a counting
+    pass over the rows buckets the entries (stable), then each row is sorted by column
+    (insertion sort, or a stable merge sort for long rows). Duplicates are summed left to right in
+    input order, as ``coalesce`` sums them, and the entries kept are packed in place (the arrays
+    shrunk to them): no comparison sort over all entries, no second array of the entries.
+
+    On the calling thread below ``COO_SERIAL_WORK`` entries plus rows (``ORDER_SERIAL_WORK`` for
+    the first read), else in parallel (``serial`` True or False forces one; the same result).
+    ValueError for an index out of range, before any is used as an address.
+
+    >>> crow, col, val = coo_to_csr_into(np.array([1, 0, 1]), np.array([2, 1, 2]), np.array([1.0, 2.0, 3.0]),
+    ...                                  2, 3, np.int64)
+    >>> crow.tolist(), col.tolist(), val.tolist()
+    ([0, 1, 2], [1, 2], [2.0, 4.0])
+    """
+    idt = np.dtype(index_dtype)
+    order, ptr = coo_row_order(rows, cols, nrows, ncols, idt, serial)
+    if order == COALESCED:
+        return ptr, cols if cols.dtype == idt else cols.astype(idt), values
     n = rows.shape[0]
     serial = n + nrows < COO_SERIAL_WORK if serial is None else serial
-    with team(0 if serial else 1 << 62):  # parallel-sized: the threads this call may have (maybe one)
-        return _coo_to_csr_in_team(rows, cols, values, nrows, ncols, index_dtype, serial)
-
-
-def _coo_to_csr_in_team(rows, cols, values, nrows, ncols, index_dtype, serial):
-    n = rows.shape[0]
-    idt = np.dtype(index_dtype)
-    t_cols = np.empty(n, idt)
-    t_vals = np.empty(n, values.dtype)
-    if serial:  # small: fresh arrays cost less than the scratch's bookkeeping
-        ptr, uniq = np.empty(nrows + 1, np.int64), np.empty(nrows, np.int64)
-        total = _coo_rows_serial(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq)
-    else:
-        ptr = scratch("coo_to_csr.ptr", (nrows + 1,), np.int64)
-        uniq = scratch("coo_to_csr.uniq", (nrows,), np.int64)
-        hist = scratch("coo_to_csr.hist", (numba.get_num_threads(), nrows), np.int64)
-        total = _coo_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, uniq, hist)
-    if total < 0:
-        raise ValueError(f"coo_to_csr_into: every row index must lie in [0, {nrows}) and every column in [0, {ncols})")
-    if total == n:  # no duplicates: the buckets are the result (the pointers copied out of the scratch)
-        return ptr.astype(idt), t_cols, t_vals
-    out_ptr = np.empty(nrows + 1, idt)
-    out_cols = np.empty(total, idt)
-    out_vals = np.empty(total, values.dtype)
-    _pack_rows(ptr, t_cols, t_vals, uniq, out_ptr, out_cols, out_vals, 1 if serial else numba.get_num_threads())
-    return out_ptr, out_cols, out_vals
+    with team(0 if serial else 1 << 62) as T:  # parallel-sized: the threads this call may have (maybe one)
+        if order == ROWS_SORTED:
+            return _sorted_rows(ptr, cols.astype(idt), values.copy(), serial, T)
+        ptr = np.empty(nrows + 1, idt)
+        t_cols = np.empty(n, idt)
+        t_vals = np.empty(n, values.dtype)
+        if serial or T == 1:
+            status = _bucket_rows_serial(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals)
+        else:
+            hist = scratch("coo_to_csr.hist", (T, nrows), np.int64)
+            status = _bucket_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals, hist)
+        if status < 0:
+            raise ValueError(f"coo_to_csr_into: every row index must lie in [0, {nrows}) and every column in [0, {ncols})")
+        return _sorted_rows(ptr, t_cols, t_vals, serial, T)
 
 
 @numba.njit(**_PJIT)
