@@ -553,13 +553,20 @@ def _transpose_keys(st):
 
 
 def coo_to_csr(A):
-    """The CSR of a 2-D NumPy COO without dense dims not known to be coalesced (in any order,
-    duplicates allowed) by one counting pass over its rows, or None for the general path (which
-    serves a coalesced COO with one pass over its sorted rows, sharing its other buffers). The general path's result: duplicates summed
-    left to right in input order (as ``coalesce`` sums them), columns sorted within each row, the
-    index dtype of ``index_dtype_for``."""
-    if A.__dict__.get("_lean") is False or A._coalesced:
-        return None  # a coalesced COO: the general path takes its row pointers and shares its buffers
+    """The CSR of a 2-D NumPy COO without dense dims (in any order, duplicates allowed), or None for
+    the general path. The general path's result: duplicates summed left to right in input order
+    (as ``coalesce`` sums them), columns sorted within each row, the index dtype of
+    ``index_dtype_for``.
+
+    One read of both index arrays checks them (the COO's validation, when it has not run) and
+    finds out whether they are in row order (``compress.coo_row_order``). A COO in row order with
+    strictly increasing columns in each row (coalesced: what ``csr.tocoo()`` gives, or a COO built
+    row by row) becomes a CSR that SHARES its column indices (a view of row 1 of ``A.indices``) and
+    its values with ``A``, as torch's ``to_sparse_csr`` does: only the row pointers are new; ``A``
+    is then known to be coalesced. Otherwise a counting pass over the rows, and each row sorted
+    (``compress.coo_to_csr_into``): new buffers."""
+    if A.__dict__.get("_lean") is False:
+        return None
     ind, values = A._indices, A._values
     if (type(ind) is not np.ndarray or ind.shape[0] != 2 or values.ndim != 1 or values.shape[0] == 0
             or ind.dtype.str not in _INDEX_DTYPES or values.dtype.str not in _VALUE_DTYPES or 0 in A._shape):
@@ -572,21 +579,36 @@ def coo_to_csr(A):
         if not _warm_now(lambda: (_coalesce_key(A),), n):
             return None
         A._lean_warm = True
+    if _CSR_CLASS is None:
+        _load_csr()
+    idt = _index_dtype_for(A._xp, A._shape, n, ind)
+    rows, cols = ind[0], ind[1]
+    if not ind.flags.c_contiguous:
+        rows, cols = np.ascontiguousarray(rows), np.ascontiguousarray(cols)
+    if not values.flags.c_contiguous:
+        values = np.ascontiguousarray(values)
+    nrows, ncols = A._shape
+    compress = _kernels("compress")
+    try:
+        ptr, col, vals = compress.coo_to_csr_into(rows, cols, values, nrows, ncols, idt)
+    except ValueError:
+        return _invalid(A)  # names the first index out of range (the COO's own check)
+    A._checked = True  # every index was checked against the shape on the way
+    if vals is values:  # the entries were in row order, each once: A is coalesced
+        A._coalesced = True
+    return _CSR_CLASS._from_parts(A._xp, ptr, col, vals, A._shape, A._fill)
+
+
+_CSR_CLASS = None
+_index_dtype_for = None
+
+
+def _load_csr():
+    global _CSR_CLASS, _index_dtype_for
     from .._layout.compress import CSR
     from .._core.keys import index_dtype_for
 
-    A._check_contents()
-    idt = index_dtype_for(A._xp, A._shape, n, ind)
-    rows, cols = ind[0], ind[1]
-    if not rows.flags.c_contiguous:
-        rows, cols = np.ascontiguousarray(rows), np.ascontiguousarray(cols)
-    nrows, ncols = A._shape
-    try:
-        ptr, col, vals = _kernels("compress").coo_to_csr_into(rows, cols, np.ascontiguousarray(values), nrows, ncols,
-                                                              idt)
-    except ValueError:
-        return _invalid(A)
-    return CSR._from_parts(A._xp, ptr, col, vals, A._shape, A._fill)
+    _CSR_CLASS, _index_dtype_for = CSR, index_dtype_for
 
 
 def _coalesce_key(A):
