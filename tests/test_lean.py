@@ -390,3 +390,34 @@ def test_one_numba_thread_takes_the_serial_spmv(monkeypatch):
             assert calls == [{"serial": False}]
     finally:
         numba.set_num_threads(old)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32, np.uint8, np.complex128])
+@pytest.mark.parametrize("empty", [0.0, 0.1, 0.6])
+def test_row_sums_are_each_rows_left_to_right_sum(dtype, empty):
+    """``sum_runs_into`` sums four rows at a time as four chains: every row's sum keeps the bits of
+    summing it alone, left to right from its first element (-0.0 and nan included), on the
+    calling thread and over claimed chunks alike, with empty rows anywhere."""
+    rng = np.random.default_rng(int(100 * empty) + np.dtype(dtype).itemsize)
+    for G in (0, 3, 5, 2_000, 40_000):
+        lens = rng.integers(0, 14, G) * (rng.random(G) >= empty)
+        ptr = np.zeros(G + 1, np.int32 if G % 2 else np.int64)
+        np.cumsum(lens, out=ptr[1:])
+        n = int(ptr[-1])
+        if np.dtype(dtype).kind == "c":
+            val = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+        else:
+            val = (rng.standard_normal(n) * 1e3).astype(dtype)
+        if np.dtype(dtype).kind == "f" and n:
+            val[rng.integers(0, n, 5)] = -0.0
+            val[rng.integers(0, n, 1)] = np.nan
+        want_runs, want, _ = group_reduce.group_reduce_rows(ptr, val.reshape(n, 1), "sum")
+        for serial in (True, False):
+            runs, sums = group_reduce.sum_runs_into(ptr, val, serial=serial)
+            np.testing.assert_array_equal(runs, want_runs)
+            assert sums.dtype == val.dtype
+            np.testing.assert_array_equal(sums.view(np.uint8), want.reshape(-1).view(np.uint8))
+    bad = np.array([0, 3, 2, 5])
+    for serial in (True, False):
+        with pytest.raises(ValueError, match="never decrease"):
+            group_reduce.sum_runs_into(bad, np.ones(5), serial=serial)
