@@ -7,21 +7,12 @@ import numpy as np
 import pytest
 
 from sparray.kernels.cpu import spmm as sm
+from test_kernels_spmm import rand_values
 
 NW = 3  # workers of the claim loops in _csr/_bsr (more than this machine's threads: some claim nothing)
 
 # float32/64 and the integers take the vector row for 8 columns; complex the eight-scalar loop
 DTYPES = [np.float64, np.float32, np.int64, np.uint8, np.complex128]
-
-
-def _values(rng, n, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "u":
-        return rng.integers(0, 255, n).astype(dtype)
-    if dtype.kind == "i":
-        return rng.integers(-1000, 1000, n).astype(dtype)
-    v = rng.standard_normal(n)
-    return (v + 1j * rng.standard_normal(n)).astype(dtype) if dtype.kind == "c" else v.astype(dtype)
 
 
 def _csr(rng, M, K, per_row, idx):
@@ -54,8 +45,8 @@ def test_every_chunking_gives_the_serial_bits(dtype, ncols):
     rng = np.random.default_rng(5)
     M, K = 300, 250
     crow, col = _csr(rng, M, K, 6, np.int32)
-    vals = _values(rng, col.shape[0], dtype)
-    x = _values(rng, K * ncols, dtype).reshape(K, ncols)
+    vals = rand_values(rng, col.shape[0], dtype)
+    x = rand_values(rng, K * ncols, dtype).reshape(K, ncols)
     short = col.shape[0] < sm.SHORT_ROWS * M
     ys = np.empty((M, ncols), dtype)
     assert sm.csr_matmul_serial(crow, col, vals, x, ys, sm.tile_of(dtype), short) == sm._OK
@@ -80,8 +71,8 @@ def test_vector_row_has_the_scalar_bits(dtype, idx):
     rng = np.random.default_rng(9)
     M, K = 200, 150
     crow, col = _csr(rng, M, K, 9, idx)
-    vals = _values(rng, col.shape[0], dtype)
-    x = _values(rng, K * 8, dtype).reshape(K, 8)
+    vals = rand_values(rng, col.shape[0], dtype)
+    x = rand_values(rng, K * 8, dtype).reshape(K, 8)
     want = np.empty((M, 8), dtype)
     assert _scalar8(crow, col, vals, x, want) == sm._OK
     got = np.empty((M, 8), dtype)
@@ -92,7 +83,7 @@ def test_vector_row_has_the_scalar_bits(dtype, idx):
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
         return
     np.testing.assert_array_equal(got, want)
-    wide = np.concatenate([_values(rng, K * 32, dtype).reshape(K, 32), x], axis=1)
+    wide = np.concatenate([rand_values(rng, K * 32, dtype).reshape(K, 32), x], axis=1)
     if sm.tile_of(dtype) == 32:  # float64: a tile of 32 columns, then the last 8 in the vector row
         y = np.empty((M, 40), dtype)
         assert sm.csr_matmul_serial(crow, col, vals, np.ascontiguousarray(wide), y, 32, False) == sm._OK
@@ -106,8 +97,8 @@ def test_vector_row_reports_nonfinite_sums(dtype, value):
     rng = np.random.default_rng(2)
     M, K = 120, 90
     crow, col = _csr(rng, M, K, 5, np.int32)
-    vals = _values(rng, col.shape[0], dtype)
-    x = _values(rng, K * 8, dtype).reshape(K, 8)
+    vals = rand_values(rng, col.shape[0], dtype)
+    x = rand_values(rng, K * 8, dtype).reshape(K, 8)
     y = np.empty((M, 8), dtype)
     assert sm._csr(crow, col, vals, x, y, NW, 5, 8, False) == sm._OK
     for lane in (0, 3, 7):

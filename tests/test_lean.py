@@ -421,3 +421,26 @@ def test_row_sums_are_each_rows_left_to_right_sum(dtype, empty):
     for serial in (True, False):
         with pytest.raises(ValueError, match="never decrease"):
             group_reduce.sum_runs_into(bad, np.ones(5), serial=serial)
+
+
+@pytest.mark.parametrize("fill", [0.0, 1.5, np.nan])
+@pytest.mark.parametrize("shape", [(40, 30), (30_000, 60)])  # the second past RUNS_SERIAL_WORK: the claimed chunks
+def test_row_sums_match_dense_numpy(fill, shape):
+    """``sparray.sum(A, axis=1)`` of a CSR with empty rows, against NumPy's sum of the dense array
+    (the fill counted for every unspecified element), on every call: with a zero fill the calls
+    after the first take the lean row sums (``sum_runs_into``: on the calling thread, or over the
+    claimed chunks for the larger shape), other fills the general path."""
+    rng = np.random.default_rng(5)
+    M, N = shape
+    lengths = rng.integers(1, 20, M)
+    lengths[M // 4: M // 2] = 0  # a run of empty rows, and empty rows here and there
+    lengths[rng.random(M) < 0.1] = 0
+    ptr = np.zeros(M + 1, np.int32)
+    np.cumsum(np.minimum(lengths, N), out=ptr[1:])
+    idx = np.concatenate([np.sort(rng.choice(N, n, replace=False)) for n in np.diff(ptr)]).astype(np.int32)
+    nse = int(ptr[-1])
+    assert (nse >= group_reduce.RUNS_SERIAL_WORK) == (M > 1000)
+    A = sparray.CSR(ptr, idx, rng.standard_normal(nse), shape, fill_value=fill)
+    want = A.to_dense().sum(axis=1)
+    for _ in range(3):
+        np.testing.assert_allclose(np.asarray(sparray.sum(A, axis=1).to_dense()), want, rtol=1e-12, atol=1e-9)

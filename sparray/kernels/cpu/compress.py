@@ -1598,19 +1598,7 @@ def _bucket_rows_parallel(rows, cols, values, nrows, ncols, ptr, t_cols, t_vals,
     index out of range (nothing moved then)."""
     nchunks = hist.shape[0]
     n = rows.shape[0]
-    ur, uc = np.uint64(nrows), np.uint64(ncols)
-    bad = np.zeros(nchunks, np.int64)
-    for c in numba.prange(nchunks):
-        lo, hi = chunk_bounds(n, c, nchunks)
-        h = hist[c]
-        h[:] = 0
-        for k in range(lo, hi):
-            r = np.uint64(np.int64(rows[k]))
-            if r >= ur or np.uint64(np.int64(cols[k])) >= uc:
-                bad[c] = 1
-                break
-            h[r] += 1
-    if bad.any():
+    if _group_count(rows, cols, nrows, ncols, 0, hist) < 0:  # groups of one row: the row histograms
         return -1
     _tr_prefix(hist, ptr, nchunks)  # hist[c, r]: slice c's first slot in row r
     for c in numba.prange(nchunks):
