@@ -5,7 +5,8 @@ scipy and dense NumPy, and prints the registry. Runs in a few seconds, the first
 too: kernels not compiled yet answer through the generic path while numba compiles them in the
 background (``sparray._engine.jit``).
 ``info`` prints versions, backends, devices, numba's threading layer and the kernel cache folder;
-``warmup`` compiles every kernel family ahead, with a progress bar.
+``warmup`` compiles every kernel family ahead, with a progress bar; ``torch`` shows the torch
+interop, which the tour leaves out (importing torch costs more than the rest of the tour).
 """
 
 from __future__ import annotations
@@ -173,18 +174,36 @@ def _tour_interop(S, batched) -> None:
         _show("to_scipy(batched): n-d COO", (nd.format, nd.shape))
     else:
         _show("scipy", "not installed (pip install 'sparray[scipy]')")
-    if importlib.util.find_spec("torch") is not None:
-        from sparray.interop.torch import from_torch, to_torch
-
-        C = sparray.asarray(np.array([[0.0, 1.0], [2.0, 0.0]]), layout="csr")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # torch: "CSR support is in beta"
-            t = to_torch(C)
-        shared = t.values().data_ptr() == C.values.__array_interface__["data"][0]
-        _show("to_torch: layout, values shared", (str(t.layout), shared))
-        _show("from_torch(t) equals C", bool(np.array_equal(from_torch(t).to_dense(), C.to_dense())))
+    if "torch" in sys.modules:  # imported already (the tour called from a program): show it here
+        _tour_torch()
+    elif importlib.util.find_spec("torch") is not None:
+        _show("torch (installed)", "python -m sparray torch: to_torch / from_torch, buffers shared")
+        _show("", "(not run here: importing torch takes 1.5-3 s, more than the rest of the tour)")
     else:
         _show("torch", "not installed (pip install torch==2.13.0)")
+
+
+def _tour_torch() -> None:
+    """torch interop: a CSR to torch and back, the values buffer shared (``python -m sparray torch``)."""
+    from sparray.interop.torch import from_torch, to_torch
+
+    C = sparray.asarray(np.array([[0.0, 1.0], [2.0, 0.0]]), layout="csr")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch: "CSR support is in beta"
+        t = to_torch(C)
+    shared = t.values().data_ptr() == C.values.__array_interface__["data"][0]
+    _show("to_torch: layout, values shared", (str(t.layout), shared))
+    _show("from_torch(t) equals C", bool(np.array_equal(from_torch(t).to_dense(), C.to_dense())))
+
+
+def _torch_main() -> None:
+    import importlib.util
+
+    print("sparray and torch: components through DLPack, no copies")
+    if importlib.util.find_spec("torch") is None:
+        _show("torch", "not installed (pip install torch==2.13.0)")
+        return
+    _tour_torch()
 
 
 def _info_main() -> None:
@@ -199,11 +218,11 @@ def _warmup_main() -> None:
     warmup()
 
 
-_COMMANDS = {"tour": main, "info": _info_main, "warmup": _warmup_main}
+_COMMANDS = {"tour": main, "info": _info_main, "warmup": _warmup_main, "torch": _torch_main}
 
 
 def run(argv: list[str]) -> int:
-    """Run ``python -m sparray [tour|info|warmup]``; an unknown command prints the usage and returns 2."""
+    """Run ``python -m sparray [tour|info|warmup|torch]``; an unknown command prints the usage and returns 2."""
     name = argv[0] if argv else "tour"
     if name not in _COMMANDS or len(argv) > 1:
         print(f"usage: python -m sparray [{'|'.join(_COMMANDS)}]; got {' '.join(argv)!r}", file=sys.stderr)

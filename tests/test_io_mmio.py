@@ -20,11 +20,14 @@ ENGINES = ["sparray", pytest.param("fmm", marks=pytest.mark.skipif(
 BANNER = "%%MatrixMarket matrix"
 
 
-@pytest.fixture(autouse=True, params=["sequential", "chunked"])
+@pytest.fixture(autouse=True, params=["python", "sequential", "chunked"])
 def body_parser(request, monkeypatch):
-    """Every test runs twice: with sparray's sequential body parser and with the chunked
-    parallel one forced on however small the file (it falls back to the sequential pass for
-    the exact error, so the error tests check that fallback too)."""
+    """Every test runs three times: small bodies in plain Python (``_mm_small``, the default below
+    ``SMALL_BODY_BYTES``), with sparray's sequential body kernel, and with the chunked parallel one
+    forced on however small the file (the kernels fall back to the sequential pass for the exact
+    error, and so does the Python path, so the error tests check those fallbacks too)."""
+    if request.param != "python":
+        monkeypatch.setattr(smm._mm_small, "SMALL_BODY_BYTES", 0)
     if request.param == "chunked":
         monkeypatch.setattr(smm._mm_body, "PARALLEL_MIN_BYTES", 0)
     return request.param
@@ -333,6 +336,56 @@ def test_garbage_never_crashes(engine):
             assert str(exc).startswith("mmread: ")
         else:
             assert A.shape == (4, 4) and A.nse == 3
+
+
+def _outcome(data: bytes, small: int, monkeypatch):
+    monkeypatch.setattr(smm._mm_small, "SMALL_BODY_BYTES", small)
+    try:
+        p = smm._mm_body.read_parts(data)
+    except ValueError as exc:
+        return str(exc)
+    arrays = [p.rows, p.cols, p.values, p.dense]
+    return [None if a is None else (a.dtype.str, a.tobytes()) for a in arrays]
+
+
+@pytest.mark.parametrize("kind", ["integer", "real", "complex", "pattern"])
+@pytest.mark.parametrize("layout", ["coordinate general", "coordinate symmetric", "coordinate skew-symmetric",
+                                    "array general", "array symmetric"])
+def test_python_small_body_accepts_exactly_what_the_kernel_accepts(kind, layout, body_parser, monkeypatch):
+    """The plain-Python path for small bodies and the numba kernel agree bit for bit on random,
+    mutated bodies: the same arrays, or the same error (the Python path hands anything irregular
+    to the kernel, which names the line)."""
+    if body_parser != "python" or (kind == "pattern" and not layout.endswith(("general", " symmetric"))) or (
+            kind == "pattern" and layout.startswith("array")):
+        pytest.skip("one run is enough; the header refuses these pattern files")
+    rng = np.random.default_rng(len(kind) * 7 + len(layout))
+    coord, sym = layout.startswith("coordinate"), layout.split()[1]
+    n = 5
+    entries = []
+    for _ in range(6 if coord else (n * n if sym == "general" else n * (n + 1) // 2)):
+        r, c = sorted(rng.integers(1, n + 1, 2), reverse=True)
+        if sym == "skew-symmetric" and r == c:
+            r = min(r + 1, n) if r < n else r
+            c = r - 1 if r == c else c
+        idx = [str(r), str(c)] if coord else []
+        vals = {"integer": [str(rng.integers(-9, 10))], "pattern": [],
+                "real": [str(rng.choice(EDGE_TOKENS))], "complex": [f"{rng.standard_normal():.3g}", "-0"]}[kind]
+        entries.append(" ".join(idx + vals))
+    head = f"{BANNER} {layout.split()[0]} {kind} {sym}\n{n} {n}" + (f" {len(entries)}" if coord else "") + "\n"
+    good = ("% a comment\n\n" + "\n".join(entries) + "\r\n").encode()
+    for trial in range(120):
+        body = bytearray(good)
+        if trial:
+            for _ in range(rng.integers(1, 4)):
+                body[rng.integers(0, len(body))] = rng.choice(list(b" \n\t%-+.eE0123456789x\x00\r"))
+            body = body[: rng.integers(len(body) // 2, len(body) + 1)]
+        data = head.encode() + bytes(body)
+        if not trial:  # the unmutated body is the Python path's own answer
+            h = smm._mm_header.parse_header(io.BytesIO(data).readline)
+            got = smm._mm_small.parse_small(data[len(head):], n_entries=h.entries, coord=coord,
+                                            kind=smm._mm_body._KIND[kind], shape=(n, n), sym=smm._mm_body._SYM[sym])
+            assert got is not None, data
+        assert _outcome(data, 1 << 20, monkeypatch) == _outcome(data, 0, monkeypatch), data
 
 
 # --- values: correct rounding ------------------------------------------------------------------

@@ -21,7 +21,7 @@ def test_info_reports_versions_backends_devices_and_cache():
 def test_unknown_command_prints_usage():
     done = _run("warp-speed")
     assert done.returncode == 2
-    assert "usage: python -m sparray [tour|info|warmup]" in done.stderr and "warp-speed" in done.stderr
+    assert "usage: python -m sparray [tour|info|warmup|torch]" in done.stderr and "warp-speed" in done.stderr
 
 
 def test_tour_runs_every_section():
@@ -31,6 +31,24 @@ def test_tour_runs_every_section():
         assert f"\n{n}. " in "\n" + done.stdout, f"section {n} missing"
     assert "dense NumPy D @ x" in done.stdout and "same y: True" in done.stdout
     assert "same y: False" not in done.stdout
+
+
+def test_tour_leaves_torch_unimported_and_torch_command_shows_it():
+    """The tour costs what a newcomer meets first: it does not import torch (1.5-3 s) even where
+    torch is installed; ``python -m sparray torch`` runs the interop lines instead."""
+    import importlib.util
+
+    code = "import sys, sparray.__main__ as m; m.main(); print('torch imported:', 'torch' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "torch imported: False" in done.stdout
+    done = _run("torch")
+    assert done.returncode == 0, done.stderr[-3000:]
+    if importlib.util.find_spec("torch") is None:
+        assert "not installed" in done.stdout
+    else:
+        assert "values shared" in done.stdout
+        assert "from_torch(t) equals C" in done.stdout and done.stdout.rstrip().endswith("True")
 
 
 def test_warmup_runs_each_family_against_numpy(monkeypatch, capsys):

@@ -1,4 +1,5 @@
-"""sparray's own Matrix Market reader: the header in Python, the body in one numba pass.
+"""sparray's own Matrix Market reader: the header in Python, the body in one numba pass (a small
+body in plain Python: ``_mm_small``).
 
 ``read_parts(data)`` takes the whole file as bytes and returns :class:`Parts`: the header and
 the stored entries exactly as the file has them (coordinate: 0-based ``rows``, ``cols`` and
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _mm_small
 from ._mm_header import MMHeader, parse_header
 
 __all__ = ["VALUE_DTYPES", "Parts", "read_parts"]
@@ -176,11 +178,17 @@ def read_parts(data: bytes) -> Parts:
     stream = io.BytesIO(data)
     h = parse_header(stream.readline)
     pos = stream.tell()
+    coord = h.format == "coordinate"
+    kind = _KIND[h.field]
+    if len(data) - pos < _mm_small.SMALL_BODY_BYTES:
+        small = _mm_small.parse_small(data[pos:], n_entries=h.entries, coord=coord, kind=kind,
+                                      shape=(h.rows, h.cols), sym=_SYM[h.symmetry])
+        if small is not None:  # else the kernel parses it again and names the line at fault
+            rows, cols, values = small
+            return Parts(h, rows, cols, values) if coord else Parts(h, dense=_array_dense(h, values))
     from sparray.kernels.cpu import mmparse as K
 
     buf = np.frombuffer(data, np.uint8)
-    coord = h.format == "coordinate"
-    kind = _KIND[h.field]
     nv = {0: 0, 1: 1, 2: 1, 3: 2}[kind]
     ntok = nv + (2 if coord else 0)
     args = (h.entries, int(coord), kind, h.rows, h.cols, _SYM[h.symmetry])
