@@ -272,6 +272,26 @@ def test_operators_with_a_scipy_operand_in_both_orders(case, fill, kind):
                     raise AssertionError(ctx) from e
 
 
+INPLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv, "@=": operator.imatmul}
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+@pytest.mark.parametrize("fill", FILLS)
+@pytest.mark.parametrize("kind", ["array", "matrix"])
+def test_inplace_operators_with_a_scipy_operand_change_the_array_itself(case, fill, kind):
+    for i, fmt in enumerate(["csr", "coo", "bsr", "dia"]):
+        for name, f in INPLACE.items():
+            A, D = _array(*case, shape=(6, 6), fill=fill, seed=20 + i)
+            S, E = _scipy_operand(fmt, kind, (6, 6), seed=30 + i)
+            B = A
+            with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+                warnings.simplefilter("ignore", RuntimeWarning)
+                A = f(A, S)
+                expected = D @ E if name == "@=" or (name == "*=" and kind == "matrix") else OPS[name[0]](D, E)
+            assert A is B, (fmt, kind, name)  # the same object, as with every in-place operand
+            assert_matches_dense(B, expected, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_operators_broadcast_and_promote_as_sparray_does(layout):
     A, D = _array(layout, shape=(6, 6), fill=1.5)
@@ -355,7 +375,7 @@ def test_on_the_simulated_device(layout, fill):
     A, D = _array(layout, shape=(6, 6), fill=fill)
     Ad = A.to_device("simulated")
     S, E = _scipy_operand("csr", "array", (6, 6), seed=9)
-    for f in (lambda: Ad + S, lambda: S @ Ad, lambda: Ad * S):
+    for f in (lambda: Ad + S, lambda: S @ Ad, lambda: Ad * S, lambda: operator.iadd(Ad, S)):
         with pytest.raises(TypeError, match="to_device"):
             f()
     B = sparray.asarray(S, device=Ad.device, layout="csr")

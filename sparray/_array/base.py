@@ -330,7 +330,8 @@ for _d, _f in _UNARY_DUNDERS.items():
 
 def _make_inplace(stem):
     def op(self, other, /):
-        return forward.inplace(self, stem, other)
+        out = forward.inplace(self, stem, other)
+        return scipy_protocol.inplace(self, stem, other) if out is NotImplemented else out  # a scipy.sparse S
 
     op.__name__ = op.__qualname__ = f"__i{stem}__"
     op.__doc__ = f"``self {stem}= other`` on this very object: same dtype and shape, or an error (``sparray._functions.inplace``)."

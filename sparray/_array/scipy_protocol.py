@@ -23,7 +23,8 @@ Each part follows what scipy (1.17, read in its source) checks; nothing here imp
 - **Operators with a scipy operand.** ``A <op> S`` with a scipy.sparse array or matrix ``S`` (any
   format): ``S`` becomes its sparray array by ``from_scipy`` (its buffers, no copy, when canonical)
   and the operator is sparray's, so the result is a sparray array (fill included), the same as
-  ``A <op> from_scipy(S)``. The other order, ``S <op> A``, runs scipy's operator first:
+  ``A <op> from_scipy(S)``; ``A += S`` and the other in-place operators change ``A`` itself, under
+  their usual rule (A's dtype and shape kept). The other order, ``S <op> A``, runs scipy's operator first:
 
   - ``+`` and ``-``: scipy returns NotImplemented for an operand that is neither sparse, dense nor
     a scalar, and Python calls ``A.__radd__(S)`` / ``A.__rsub__(S)``;
@@ -63,7 +64,7 @@ import sys
 
 from . import forward
 
-__all__ = ["ScipyNames", "binary", "defers", "hint", "opaque"]
+__all__ = ["ScipyNames", "binary", "defers", "hint", "inplace", "opaque"]
 
 
 class ScipyNames:
@@ -199,15 +200,31 @@ def binary(A, other, fname, reflected):
         return NotImplemented
     if fname == "multiply" and isinstance(other, sp.spmatrix):
         fname = "matmul"  # scipy's matrix classes read * as the matrix product, as np.matrix does
-    if type(A._values).__module__.split(".")[0] != "numpy":
-        raise TypeError(
-            f"sparray.{fname}: a scipy.sparse operand holds NumPy data on the host and this array's components "
-            f"are {type(A._values).__module__}.{type(A._values).__name__} (device {A.device}); move S with "
-            "sparray.asarray(S, device=A.device) or A with A.to_device('cpu')"
-        )
+    _check_host(A, f"sparray.{fname}")
     B = forward.from_scipy(other)
     f = forward.function(fname)
     return f(B, A) if reflected else f(A, B)
+
+
+def inplace(A, stem, other):
+    """``A <op>= other`` in place (``A`` keeps its identity, as with every operand) for a scipy.sparse
+    ``other``, taken as ``from_scipy(other)``; NotImplemented for anything else."""
+    sp = _scipy_sparse(other)
+    if sp is None:
+        return NotImplemented
+    if stem == "mul" and isinstance(other, sp.spmatrix):
+        stem = "matmul"
+    _check_host(A, f"sparray.__i{stem}__")
+    return forward.inplace(A, stem, forward.from_scipy(other))
+
+
+def _check_host(A, who):
+    if type(A._values).__module__.split(".")[0] != "numpy":
+        raise TypeError(
+            f"{who}: a scipy.sparse operand holds NumPy data on the host and this array's components "
+            f"are {type(A._values).__module__}.{type(A._values).__name__} (device {A.device}); move S with "
+            "sparray.asarray(S, device=A.device) or A with A.to_device('cpu')"
+        )
 
 
 #: scipy.sparse's functions that call ``np.asanyarray(other)`` and return NotImplemented when it is a
