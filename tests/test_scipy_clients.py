@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 import pytest
+from cuda_testing import DEVICES
 from sparray_testing import LAYOUTS, assert_matches_dense, make_sparse
 
 import sparray
@@ -368,29 +369,61 @@ def test_scipy_constructors_and_spsolve_with_the_sharing_conversions():
     np.testing.assert_allclose(spla.spsolve(A.tocsr(), b), np.linalg.solve(D, b), rtol=1e-10)
 
 
-# --- the simulated device -------------------------------------------------------------------------------------
+# --- on a device: the simulated one (every run) and a GPU where there is one ----------------------------------
+PLACES = ["simulated"] + (["cuda"] if "cupy" in DEVICES else [])
+
+
+def _to_place(x, place):
+    if place == "simulated":
+        return simulated.to_simulated(x)
+    import cupy
+
+    return cupy.asarray(x)
+
+
+def _is_on(x, place):
+    return simulated.is_simulated(x) if place == "simulated" else type(x).__module__.startswith("cupy")
+
+
+@pytest.mark.parametrize("place", PLACES)
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("fill", FILLS)
-def test_on_the_simulated_device(layout, fill):
+def test_on_a_device(place, layout, fill):
     A, D = _array(layout, shape=(6, 6), fill=fill)
-    Ad = A.to_device("simulated")
+    Ad = A.to_device(place)
     S, E = _scipy_operand("csr", "array", (6, 6), seed=9)
     for f in (lambda: Ad + S, lambda: S @ Ad, lambda: Ad * S, lambda: operator.iadd(Ad, S)):
         with pytest.raises(TypeError, match="to_device"):
             f()
     B = sparray.asarray(S, device=Ad.device, layout="csr")
     got = B @ Ad
-    assert simulated.is_simulated(got.values)
+    assert _is_on(got.values, place)
     assert_matches_dense(got.to_device("cpu"), E @ D)
     x = np.random.default_rng(1).standard_normal(6)
     with np.errstate(invalid="ignore"):
-        y = Ad.matvec(simulated.to_simulated(x))
-        assert simulated.is_simulated(y)
+        y = Ad.matvec(_to_place(x, place))
+        assert _is_on(y, place)
         assert_matches_dense(y.get(), D @ x)
-        z = Ad.rmatvec(simulated.to_simulated(x))
+        z = Ad.rmatvec(_to_place(x, place))
         assert_matches_dense(z.get(), D.T @ x)
     dense = Ad.toarray()
-    assert simulated.is_simulated(dense) and simulated.is_simulated(Ad.todense())
+    assert _is_on(dense, place) and _is_on(Ad.todense(), place)
     assert_matches_dense(dense.get(), D, rtol=0, atol=0)
     with pytest.raises(TypeError, match="NumPy components"):
         Ad.toarray(order="C")
+
+
+@pytest.mark.skipif("cupy" not in DEVICES, reason="needs a GPU")
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("fill", [0.0, 1.5])
+def test_cupyx_solvers_take_a_gpu_array(layout, fill):
+    """cupyx.scipy.sparse.linalg.aslinearoperator reads shape and matvec as scipy's does."""
+    import cupy
+    import cupyx.scipy.sparse.linalg as cla
+
+    A, D = _spd(layout, fill)
+    Ad = A.to_device("cuda")
+    b = np.random.default_rng(5).standard_normal(D.shape[0])
+    x, info = cla.cg(Ad, cupy.asarray(b), rtol=1e-12)
+    assert info == 0
+    np.testing.assert_allclose(x.get(), np.linalg.solve(D, b), rtol=1e-8, atol=1e-10)
