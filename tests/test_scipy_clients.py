@@ -180,7 +180,7 @@ def test_matvec_rmatvec_rmatmat_are_exact_with_the_fill(case, fill, dtype):
         assert_matches_dense(L @ x, D @ x)
         assert_matches_dense(L.H @ y, H @ y)
         assert_matches_dense(L.T @ y, D.T @ y)
-    if fill != fill:  # a nan fill reaches the products where the dense matrix's nan does (compared above)
+    if np.isnan(fill):  # a nan fill reaches the products where the dense matrix's nan does (compared above)
         assert np.isnan(A.matvec(x)).any() and np.isnan(A.rmatvec(y)).any()
 
 
