@@ -14,15 +14,19 @@ Invariants every layout keeps:
 from __future__ import annotations
 
 import math
+import sys
 
-from . import forward
+from . import forward, scipy_protocol
 from .._core.namespace import device_of
 
 __all__ = ["SparseArray"]
 
 
-class SparseArray:
-    """Abstract base of ``COO`` and the compressed layouts. Not instantiated directly."""
+class SparseArray(scipy_protocol.ScipyNames):
+    """Abstract base of ``COO`` and the compressed layouts. Not instantiated directly.
+
+    ``tocsr``/``tocsc``/``tocoo``/``tobsr``/``toarray``/``todense``/``matvec``/``rmatvec``/``rmatmat``, the names
+    scipy.sparse and pydata/sparse users type, come from ``sparray._array.scipy_protocol``."""
 
     layout: str = ""
     __hash__ = None  # element-wise __eq__ makes arrays unhashable, as in NumPy
@@ -93,9 +97,12 @@ class SparseArray:
         return forward.namespace()
 
     def __array__(self, dtype=None, copy=None):
+        caller = sys._getframe(1)
+        if scipy_protocol.defers(caller):  # inside scipy.sparse's S @ A, S * A, S == A ...: "not an array",
+            return scipy_protocol.opaque(self)  # so scipy returns NotImplemented and Python calls ours
         raise TypeError(
             f"sparray.{self.layout.upper()} is not converted to a dense NumPy array implicitly; "
-            "call A.to_dense() (it may be large)"
+            f"call A.to_dense() (it may be large){scipy_protocol.hint(caller)}"
         )
 
     # --- the binsparse interchange protocol (experimental; see sparray/_layout/binsparse.py) ----------
@@ -289,7 +296,7 @@ _UNARY_DUNDERS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": 
 def _make_binary(fname, reflected):
     def op(self, other):
         if not forward.is_operand(other):
-            return NotImplemented
+            return scipy_protocol.binary(self, other, fname, reflected)  # a scipy.sparse S, else NotImplemented
         f = forward.function(fname)
         return f(other, self) if reflected else f(self, other)
 
@@ -323,7 +330,8 @@ for _d, _f in _UNARY_DUNDERS.items():
 
 def _make_inplace(stem):
     def op(self, other, /):
-        return forward.inplace(self, stem, other)
+        out = forward.inplace(self, stem, other)
+        return scipy_protocol.inplace(self, stem, other) if out is NotImplemented else out  # a scipy.sparse S
 
     op.__name__ = op.__qualname__ = f"__i{stem}__"
     op.__doc__ = f"``self {stem}= other`` on this very object: same dtype and shape, or an error (``sparray._functions.inplace``)."

@@ -126,6 +126,21 @@ def binsparse_arrays(A, descriptor):
     return binsparse_arrays(A, descriptor)
 
 
+# --- the libraries beside (interop/) --------------------------------------------------------------------
+def to_scipy(A, format=None):
+    global to_scipy
+    from ..interop.scipy import to_scipy
+
+    return to_scipy(A, format)
+
+
+def from_scipy(m):
+    global from_scipy
+    from ..interop.scipy import from_scipy
+
+    return from_scipy(m)
+
+
 # --- the functions (_functions/) ----------------------------------------------------------------------
 def matrix_transpose(A):
     global matrix_transpose
