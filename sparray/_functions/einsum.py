@@ -94,9 +94,9 @@ def _labels(term, where):
         c = term[i]
         if c == ".":
             if term[i : i + 3] != "...":
-                raise ValueError(f"einsum: {where} holds a '.' that is not part of an ellipsis ('...')")
+                raise ValueError(f"einsum: {where} hold a '.' that is not part of an ellipsis ('...')")
             if "..." in out:
-                raise ValueError(f"einsum: {where} holds more than one ellipsis ('...')")
+                raise ValueError(f"einsum: {where} hold more than one ellipsis ('...')")
             out.append("...")
             i += 3
             continue
@@ -375,7 +375,7 @@ def einsum(subscripts, /, *operands, dtype=None, optimize=False):
         raise ValueError("einsum: needs at least one operand after the subscripts")
     xp, _ = _namespace(operands)
     arrays = [_operand(xp, a, k) for k, a in enumerate(operands)]
-    inputs, output, _sizes_ = parse_subscripts(subscripts, [tuple(a.shape) for a in arrays])
+    inputs, output, _ = parse_subscripts(subscripts, [tuple(a.shape) for a in arrays])
     dt = _dtypes.result_type(*arrays) if dtype is None else _dtypes.resolve_dtype(xp, dtype)
     arrays = [_cast(xp, a, dt) for a in arrays]
     sparse = [a for a in arrays if isinstance(a, SparseArray)]
