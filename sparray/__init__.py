@@ -118,6 +118,8 @@ def __getattr__(name):
         return importlib.import_module("." + name, __name__)
     elif name == "__array_namespace_info__":
         from ._functions.namespace_info import array_namespace_info as value
+    elif name == "lib":  # NumPy's lib.stride_tricks.sliding_window_view (xarray's rolling reads it)
+        from ._functions.windows import lib as value
     else:
         raise AttributeError(f"module 'sparray' has no attribute {name!r}")
     globals()[name] = value
@@ -125,7 +127,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_HOME) | set(_SUBPACKAGES) | {"__array_namespace_info__"})
+    return sorted(set(globals()) | set(_HOME) | set(_SUBPACKAGES) | {"__array_namespace_info__", "lib"})
 
 
 __all__ = [

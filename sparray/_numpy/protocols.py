@@ -424,6 +424,13 @@ def _pad(array, pad_width, mode="constant", **kwargs):
     return sparray.pad(array, pad_width, mode, **kwargs)
 
 
+@implements(np.lib.stride_tricks.sliding_window_view)
+def _sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    import sparray
+
+    return sparray.lib.stride_tricks.sliding_window_view(x, window_shape, axis, subok=subok, writeable=writeable)
+
+
 @implements(np.where)
 def _where(condition, x=_UNSET, y=_UNSET):
     import sparray
