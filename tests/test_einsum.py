@@ -298,7 +298,7 @@ def test_through_xarray():
             wa, ww = xr.DataArray(W, dims=("y",)), xr.DataArray(wd, dims=("y",))
             checks = {
                 "dot": lambda arr, wt: arr.dot(wt),
-                "dot dense weights": lambda arr, wt: arr.dot(xr.DataArray(wd, dims=("y",))),
+                "dot dense weights": lambda arr, wt, wd=wd: arr.dot(xr.DataArray(wd, dims=("y",))),
                 "dot over both": lambda arr, wt: arr.dot(arr, dim=...),
                 "weighted sum": lambda arr, wt: arr.weighted(wt).sum("y", skipna=False),
                 "weighted mean": lambda arr, wt: arr.weighted(wt).mean("y", skipna=False),
@@ -310,3 +310,11 @@ def test_through_xarray():
                     want = f(dd, ww).values
                     got = f(da, wa).data
                 _check(got, want, (name, fill, layout))
+
+
+def test_docstring_examples():
+    import doctest
+
+    from sparray._functions import einsum as mod
+
+    assert doctest.testmod(mod).failed == 0

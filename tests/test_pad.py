@@ -177,7 +177,7 @@ def test_through_xarray():
             da, dd = xr.DataArray(A, dims=("x", "y")), xr.DataArray(D, dims=("x", "y"))
             checks = {
                 "shift": lambda a: a.shift(y=2),
-                "shift back, fill": lambda a: a.shift(x=-1, fill_value=fill),
+                "shift back, fill": lambda a, fill=fill: a.shift(x=-1, fill_value=fill),
                 "pad": lambda a: a.pad(y=(1, 2)),
                 "pad constant": lambda a: a.pad(x=1, constant_values=7.0),
                 "pad edge": lambda a: a.pad(y=(2, 1), mode="edge"),
@@ -197,3 +197,11 @@ def test_through_xarray():
                 got = got.to_dense() if isinstance(got, sparray.SparseArray) else got
                 assert np.shape(got) == want.shape, (name, fill, layout)
                 np.testing.assert_allclose(np.asarray(got), want, equal_nan=True, err_msg=f"{name} {fill} {layout}")
+
+
+def test_docstring_examples():
+    import doctest
+
+    from sparray._functions import pad as mod
+
+    assert doctest.testmod(mod).failed == 0

@@ -69,3 +69,11 @@ def test_on_the_simulated_device(fill):
     R = sparray.lib.stride_tricks.sliding_window_view(A.to_device("simulated"), (2, 3))
     assert simulated.is_simulated(R.values)
     np.testing.assert_array_equal(R.to_device("cpu").to_dense(), swv(D, (2, 3)))
+
+
+def test_docstring_examples():
+    import doctest
+
+    from sparray._functions import windows as mod
+
+    assert doctest.testmod(mod).failed == 0

@@ -30,7 +30,7 @@ arrays keep their dense dims. Dense input goes to its namespace's ``pad``. The o
 >>> sparray.pad(A, ((0, 0), (1, 0)), constant_values=9.0).to_dense().tolist()
 [[9.0, 0.0, 1.0], [9.0, 2.0, 0.0]]
 >>> sparray.pad(A, (1, 0), mode="wrap").to_dense().tolist()
-[[0.0, 2.0, 0.0], [0.0, 0.0, 1.0], [0.0, 2.0, 0.0]]
+[[0.0, 2.0, 0.0], [1.0, 0.0, 1.0], [0.0, 2.0, 0.0]]
 """
 
 from __future__ import annotations
