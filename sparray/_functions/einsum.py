@@ -25,8 +25,10 @@ What comes back follows those operations: sparse operands with zero fills give a
 (products of sparse arrays with zero fills stay sparse, as in ``tensordot``); a contraction that
 involves a non-zero fill, or a sparse by dense contraction, gives a dense array, as ``matmul``
 does. A sparse result comes in the first sparse operand's layout where its shape allows it
-(``match_layout``), else COO; a 0-d result is a dense 0-d array. With dense operands only, the
-namespace's own ``einsum`` answers (NumPy's for NumPy arrays). ``dtype=`` casts the operands
+(``match_layout``), else COO; a 0-d result is a dense 0-d array (``sparray.einsum`` called with
+sparray arrays only gives dense-by-nature results as sparray arrays holding them: the namespace
+rule, ``sparray._array.results``). With dense operands only, the namespace's own ``einsum``
+answers (NumPy's for NumPy arrays; the same steps on dense arrays where it has none). ``dtype=`` casts the operands
 first, as NumPy does; booleans are summed as integers and compared with 0 (NumPy's
 ``or`` of ``and``\\ s). ``optimize=`` is accepted and ignored: the order is left to right.
 
@@ -210,10 +212,10 @@ def canonical_subscripts(inputs, output):
 
 # --- the operands --------------------------------------------------------------------------------------
 def _namespace(operands):
-    """The namespace and device shared by the array operands (TypeError / ValueError naming them)."""
+    """The namespace shared by the array operands, on one device (TypeError / ValueError naming them)."""
     comps = [a._values if isinstance(a, SparseArray) else a for a in operands if isinstance(a, SparseArray) or is_array(a)]
     if not comps:
-        return namespace_of(), None
+        return namespace_of()
     try:
         xp = namespace_of(*comps)
     except TypeError:
@@ -222,7 +224,7 @@ def _namespace(operands):
     devices = [device_of(c) for c in comps]
     if any(d != devices[0] for d in devices):
         raise ValueError(f"einsum: the operands are on different devices ({', '.join(map(str, devices))}); move them with to_device")
-    return xp, devices[0]
+    return xp
 
 
 def _operand(xp, a, k):
@@ -318,15 +320,10 @@ def _pair(a, la, b, lb, later, dtype):
 
     shared = [c for c in la if c in lb]
     contract = [c for c in shared if c not in later]
-    for c in list(contract):  # a size-1 dim against a longer one: sum the longer one first
-        na, nb = a.shape[la.index(c)], b.shape[lb.index(c)]
-        if na != nb:
-            if na == 1:
-                b, lb = _sum(b, lb, {c}, dtype)
-                a, la = _sum(a, la, {c}, dtype)
-            else:
-                a, la = _sum(a, la, {c}, dtype)
-                b, lb = _sum(b, lb, {c}, dtype)
+    for c in list(contract):
+        if a.shape[la.index(c)] != b.shape[lb.index(c)]:  # size 1 against n: sum_j a[0] b[j] = a[0] sum_j b[j]
+            a, la = _sum(a, la, {c}, dtype)
+            b, lb = _sum(b, lb, {c}, dtype)
             contract.remove(c)
             shared.remove(c)
     batch = [c for c in shared if c not in contract]
@@ -373,7 +370,7 @@ def einsum(subscripts, /, *operands, dtype=None, optimize=False):
             subscripts, operands = _from_sublists((subscripts, *operands))
     if not operands:
         raise ValueError("einsum: needs at least one operand after the subscripts")
-    xp, _ = _namespace(operands)
+    xp = _namespace(operands)
     arrays = [_operand(xp, a, k) for k, a in enumerate(operands)]
     inputs, output, _ = parse_subscripts(subscripts, [tuple(a.shape) for a in arrays])
     dt = _dtypes.result_type(*arrays) if dtype is None else _dtypes.resolve_dtype(xp, dtype)
