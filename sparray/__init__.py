@@ -76,6 +76,8 @@ _HOMES = {
     "._functions.diff": ("diff",),
     "._functions.sets": ("unique_values", "unique_counts", "unique_inverse", "unique_all"),
     "._functions.sorting": ("sort", "argsort"),
+    "._functions.einsum": ("einsum",),  # beyond the standard, as NumPy's (xarray calls both)
+    "._functions.pad": ("pad",),
     "._products.linalg": ("matmul", "tensordot", "vecdot", "addmm", "sampled_addmm"),
     "._products.softmax": ("softmax", "log_softmax"),
     ".io._npz": ("save_npz", "load_npz"),
@@ -89,7 +91,7 @@ _RESULTS = frozenset((
     "sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "nonzero", "where", "argmax", "argmin",
     "count_nonzero", "searchsorted", "argsort", "sort", "unique_values", "unique_counts", "unique_inverse",
     "unique_all", "cumulative_sum", "cumulative_prod", "diff", "matmul", "tensordot", "vecdot", "take",
-    "take_along_axis", "clip",
+    "take_along_axis", "clip", "einsum",
 ))  # fmt: skip
 # implementations that register in the device registry next to their code, outside _engine/: loaded
 # before the registry's table is shown
@@ -116,6 +118,8 @@ def __getattr__(name):
         return importlib.import_module("." + name, __name__)
     elif name == "__array_namespace_info__":
         from ._functions.namespace_info import array_namespace_info as value
+    elif name == "lib":  # NumPy's lib.stride_tricks.sliding_window_view (xarray's rolling reads it)
+        from ._functions.windows import lib as value
     else:
         raise AttributeError(f"module 'sparray' has no attribute {name!r}")
     globals()[name] = value
@@ -123,7 +127,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_HOME) | set(_SUBPACKAGES) | {"__array_namespace_info__"})
+    return sorted(set(globals()) | set(_HOME) | set(_SUBPACKAGES) | {"__array_namespace_info__", "lib"})
 
 
 __all__ = [
@@ -140,7 +144,7 @@ __all__ = [
     "broadcast_arrays", "meshgrid", "tril", "triu", "repeat", "roll", "tile", "unstack", "take", "take_along_axis",
     "argmax", "argmin", "count_nonzero", "searchsorted", "sort", "argsort",
     "unique_values", "unique_counts", "unique_inverse", "unique_all", "cumulative_sum", "cumulative_prod", "diff",
-    "matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax", "log_softmax",
+    "matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax", "log_softmax", "einsum", "pad",
     "save_npz", "load_npz", "from_binsparse", "from_dlpack",
     "backends", "use_backend", "kernel_table", "check_invariants", "spy",
     "e", "inf", "nan", "pi", "newaxis",

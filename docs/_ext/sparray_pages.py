@@ -41,6 +41,7 @@ GROUPS = [
         "unique_inverse", "unique_all", "cumulative_sum", "cumulative_prod", "diff"}),
     ("Linear algebra", lambda n, o: n in {"matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax",
                                           "log_softmax"}),
+    ("Beyond the standard: NumPy's einsum and pad", lambda n, o: n in {"einsum", "pad"}),
     ("Files and interchange", lambda n, o: n in {"save_npz", "load_npz", "from_binsparse"}),
     ("Backends and checks", lambda n, o: n in {"backends", "use_backend", "kernel_table", "check_invariants",
                                                "SparrayPerformanceWarning", "spy"}),
@@ -78,7 +79,11 @@ def _api_page() -> str:
               "## sparray.interop.dask", "", "```{eval-rst}", ".. automodule:: sparray.interop.dask",
               "   :members: from_sparray, to_sparray, from_dask_dense", "```", "",
               "## sparray.io", "", "```{eval-rst}", ".. automodule:: sparray.io", "   :members: mmread, mmwrite",
-              "```", ""]  # fmt: skip
+              "```", "",
+              "## sparray.lib.stride_tricks", "", ("`sparray.lib.stride_tricks.sliding_window_view`, NumPy's (beyond the "
+                                                   "standard; xarray's rolling reads it), defined in "
+                                                   "`sparray._functions.windows`:"), "",
+              "```{eval-rst}", ".. autofunction:: sparray._functions.windows.sliding_window_view", "```", ""]  # fmt: skip
     lines += _linalg_section()
     return "\n".join(lines)
 

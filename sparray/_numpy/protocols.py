@@ -409,6 +409,28 @@ def _dot(a, b, out=None):
     return _plain("tensordot")(a, b, axes=([a.ndim - 1], [max(b.ndim - 2, 0)]))
 
 
+@implements(np.einsum)
+def _einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
+    """``np.einsum``: ``sparray.einsum`` (``optimize`` ignored; ``casting`` as NumPy's cast to ``dtype``)."""
+    _check_defaults("numpy.einsum", {"order": order}, order=("K", "C", "A"))
+    result = _plain("einsum")(*operands, dtype=dtype, optimize=optimize)
+    return result if out is None else _write_out("numpy.einsum", result, out)
+
+
+@implements(np.pad)
+def _pad(array, pad_width, mode="constant", **kwargs):
+    import sparray
+
+    return sparray.pad(array, pad_width, mode, **kwargs)
+
+
+@implements(np.lib.stride_tricks.sliding_window_view)
+def _sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    import sparray
+
+    return sparray.lib.stride_tricks.sliding_window_view(x, window_shape, axis, subok=subok, writeable=writeable)
+
+
 @implements(np.where)
 def _where(condition, x=_UNSET, y=_UNSET):
     import sparray
