@@ -46,6 +46,7 @@ _HOMES = {
     "._array.compressed": ("CSR", "CSC"),
     "._array.blocked": ("BSR", "BSC"),
     "._array.display": ("spy",),
+    "._array.implicit": ("AUTO_DENSIFY_THRESHOLD", "auto_densify"),
     "._core.dtypes": (
         "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
         "complex64", "complex128", "result_type", "can_cast", "finfo", "iinfo", "isdtype",
@@ -147,6 +148,7 @@ __all__ = [
     "matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax", "log_softmax", "einsum", "pad",
     "save_npz", "load_npz", "from_binsparse", "from_dlpack",
     "backends", "use_backend", "kernel_table", "check_invariants", "spy",
+    "AUTO_DENSIFY_THRESHOLD", "auto_densify",
     "e", "inf", "nan", "pi", "newaxis",
 ]  # fmt: skip
 
@@ -220,11 +222,16 @@ _install_old_paths()
 
 def _check_settings():
     """SPARRAY_BACKEND and SPARRAY_JIT, when set, are read and checked at import (a wrong value
-    fails here, not at the first call): the engine, which reads them, loads now."""
+    fails here, not at the first call): the engine, which reads them, loads now. So is
+    SPARRAY_AUTO_DENSIFY (``np.asarray``'s conversion rule, ``_array/implicit.py``)."""
     import os
 
     if os.environ.get("SPARRAY_BACKEND") or os.environ.get("SPARRAY_JIT"):
         from ._engine import dispatch  # noqa: F401
+    if os.environ.get("SPARRAY_AUTO_DENSIFY", "").strip():
+        from ._array.implicit import check_environment
+
+        check_environment()
 
 
 _check_settings()

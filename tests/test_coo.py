@@ -143,9 +143,10 @@ def test_array_namespace_protocol():
     assert array_api_compat.array_namespace(A) is sparray
 
 
-def test_implicit_densification_refused():
+def test_implicit_densification_follows_the_conversion_rule():
     A = sparray.COO([[0]], [1.0], shape=(2,))
-    with pytest.raises(TypeError, match="to_dense"):
+    np.testing.assert_array_equal(np.asarray(A), [1.0, 0.0])  # small: converts (tests/test_conversion_rule.py)
+    with sparray.auto_densify(max_elements=1), pytest.raises(TypeError, match="to_dense"):
         np.asarray(A)
 
 

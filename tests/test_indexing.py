@@ -56,8 +56,9 @@ def _check(A, D, key):
         # documented limit: an advanced block over sparse and dense dims whose fill varies
         assert "fill value varies" in str(exc) and _fill_varies(A), (A, key)
         return
-    if np.ndim(expected) == 0:
-        assert not isinstance(R, sparray.SparseArray)
+    if np.ndim(expected) == 0:  # every dim an int: a 0-d sparray array holding the element (the namespace rule)
+        assert isinstance(R, sparray.SparseArray) and R.shape == () and R.sparse_ndim == 0 and R.nse == 1, (A, key)
+        assert R.dtype == A.dtype and R.device == A.device
         np.testing.assert_array_equal(np.asarray(R), expected)
         return
     assert isinstance(R, sparray.SparseArray)

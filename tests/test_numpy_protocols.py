@@ -193,8 +193,8 @@ def test_functions_without_a_counterpart_are_a_type_error():
     for f in (np.isclose, np.allclose, np.percentile, np.nansum, np.histogram, np.convolve):  # np.einsum: test_einsum.py
         with pytest.raises(TypeError, match="no implementation found|__array_function__"):
             f(A, A) if f in (np.isclose, np.allclose, np.convolve) else (f(A, 50) if f is np.percentile else f(A))
-    with pytest.raises(TypeError, match="not converted to a dense NumPy array implicitly"):
-        np.asarray(A)
+    with sparray.auto_densify(max_elements=0), pytest.raises(TypeError, match="not converted to a dense NumPy array"):
+        np.asarray(A)  # the conversion rule: tests/test_conversion_rule.py
     with pytest.raises(TypeError, match="decimals=2 is not supported"):
         np.round(A, 2)
     with pytest.raises(TypeError, match="order='F' is not supported"):

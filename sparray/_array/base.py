@@ -97,13 +97,17 @@ class SparseArray(scipy_protocol.ScipyNames):
         return forward.namespace()
 
     def __array__(self, dtype=None, copy=None):
+        """``np.asarray(A)`` under the conversion rule (``sparray._array.implicit``): a result that
+        holds dense values always converts, a sparse array when its dense form has at most
+        ``sparray.AUTO_DENSIFY_THRESHOLD`` elements (or inside ``sparray.auto_densify()``, or with
+        ``SPARRAY_AUTO_DENSIFY=1``), else TypeError; device arrays never (CuPy's rule). Inside
+        scipy.sparse's operators it is "not an array" (``scipy_protocol.defers``)."""
         caller = sys._getframe(1)
         if scipy_protocol.defers(caller):  # inside scipy.sparse's S @ A, S * A, S == A ...: "not an array",
             return scipy_protocol.opaque(self)  # so scipy returns NotImplemented and Python calls ours
-        raise TypeError(
-            f"sparray.{self.layout.upper()} is not converted to a dense NumPy array implicitly; "
-            f"call A.to_dense() (it may be large){scipy_protocol.hint(caller)}"
-        )
+        from .implicit import to_numpy_implicitly
+
+        return to_numpy_implicitly(self, dtype, copy, hint=scipy_protocol.hint(caller))
 
     # --- the binsparse interchange protocol (experimental; see sparray/_layout/binsparse.py) ----------
     def __binsparse_descriptor__(self) -> dict:
@@ -181,7 +185,9 @@ class SparseArray(scipy_protocol.ScipyNames):
 
     def __repr__(self) -> str:
         """PyTorch's style: the components first (long ones cut to their first and last items),
-        then shape, dtype, nse, fill value and the layout's metadata.
+        then shape, dtype, nse, fill value and the layout's metadata. An array that holds dense
+        values (0-d, or the namespace rule's dense results) reads as its value instead:
+        ``sparray.asarray(3.0, dtype=float64, device=cpu)`` (``sparray._array.display.dense_text``).
 
         >>> import sparray
         >>> print(repr(sparray.COO([[0, 2]], [1.0, 2.0], shape=(3,), fill_value=-1.0)))
@@ -189,6 +195,10 @@ class SparseArray(scipy_protocol.ScipyNames):
                     values=[1., 2.],
                     shape=(3,), dtype=float64, nse=2, fill_value=-1.0, sparse_ndim=1, index_dtype=int64, device=cpu)
         """
+        from .implicit import holds_dense
+
+        if holds_dense(self):
+            return forward.dense_text(self, "repr")
         head = f"sparray.{type(self).__name__}("
         pad = " " * len(head)
         fill = self._fill
@@ -205,6 +215,21 @@ class SparseArray(scipy_protocol.ScipyNames):
         lines = [f"{name}={_array_text(arr, pad + ' ' * (len(name) + 1))}" for name, arr in self._components().items()]
         lines.append(", ".join(parts))
         return head + (",\n" + pad).join(lines) + ")"
+
+    def __str__(self) -> str:
+        """The value as NumPy prints it (``3.0``, ``[0. 2. 5.]``) for an array that holds dense
+        values; the repr for a sparse array."""
+        from .implicit import holds_dense
+
+        return forward.dense_text(self, "str") if holds_dense(self) else repr(self)
+
+    def __format__(self, spec: str) -> str:
+        """``f"{A}"`` is ``str(A)``; a format spec (``f"{s:.3f}"``) formats the value of a 0-d array."""
+        if not spec:
+            return str(self)
+        if self.ndim != 0:
+            raise TypeError(f"unsupported format string passed to sparray.{type(self).__name__}.__format__ (shape {self.shape})")
+        return format(forward.dense_value(self)[()], spec)
 
     def _repr_extra(self) -> str:
         return ""
@@ -236,8 +261,11 @@ class SparseArray(scipy_protocol.ScipyNames):
 
     def _repr_html_(self) -> str:
         """Jupyter's view: a table (layout, shape, dtype, device, nse, density, fill, index dtype,
-        memory against dense) beside a picture of the sparsity pattern (``sparray._array.display``)."""
-        return forward.repr_html(self)
+        memory against dense) beside a picture of the sparsity pattern (``sparray._array.display``);
+        None for an array that holds dense values, which Jupyter then shows as its text repr."""
+        from .implicit import holds_dense
+
+        return None if holds_dense(self) else forward.repr_html(self)
 
 
 def _itemsize(dtype) -> int:

@@ -1,4 +1,4 @@
-"""Pictures of a sparsity pattern, for people: ``A._repr_html_()`` (Jupyter) and ``sparray.spy``.
+"""Pictures of a sparsity pattern, for people: ``A._repr_html_()`` (Jupyter) and ``sparray.spy``; the text of dense results.
 
 The pattern is drawn over the array's *index dims* (batch and sparse dims; a stored dense part
 counts as one element of the picture): the last index dim runs across, every other index dim is
@@ -6,6 +6,12 @@ stacked down (a batched CSR shows its batches one under the other, a 1-d array i
 Specified elements are binned into at most ``max_pixels`` x ``max_pixels`` pixels straight from
 the indices (one ``bincount``, O(nse)); nothing is densified, so a 1e7-entry array takes a
 fraction of a second. An uncoalesced COO counts a duplicate twice, which only darkens a pixel.
+While every pixel is one cell, a specified cell is black; once a pixel stands for many cells the
+picture is a density map (the share of its cells that hold entries, on a log scale: one entry is
+light gray, a full pixel black), so a large uniformly sparse array reads light gray, not black.
+
+Arrays that hold dense values (0-d results, the namespace rule's dense results) print as their
+value instead of their components (:func:`dense_text`), and Jupyter shows them as that text.
 
 >>> import numpy as np, sparray
 >>> counts = pattern_counts(sparray.asarray(np.eye(4)), max_pixels=2)
@@ -23,7 +29,7 @@ import zlib
 
 import numpy as np
 
-__all__ = ["pattern_counts", "pattern_png", "repr_html", "spy"]
+__all__ = ["dense_text", "dense_value", "pattern_counts", "pattern_density", "pattern_png", "pixel_cells", "repr_html", "spy"]
 
 
 def _to_numpy(x) -> np.ndarray:
@@ -31,6 +37,65 @@ def _to_numpy(x) -> np.ndarray:
     if hasattr(x, "get") and not isinstance(x, np.ndarray):
         return x.get()
     return np.asarray(x)
+
+
+# ---- arrays that hold dense values (0-d results, the namespace rule's dense results) ---------------------
+def _host_edges(dense) -> np.ndarray:
+    """A NumPy copy of ``dense`` that prints as ``dense`` does: the whole array when NumPy would print
+    it whole; for a larger array of a device namespace only what NumPy's summary shows (per axis the
+    first and last ``edgeitems``, one middle item to keep the ``...``), so a large GPU result is not
+    copied to the host to be printed."""
+    if isinstance(dense, np.ndarray):
+        return dense
+    opts = np.get_printoptions()
+    size = math.prod(dense.shape)
+    if size <= opts["threshold"]:
+        return _to_numpy(dense)
+    import array_api_compat
+
+    xp, edge = array_api_compat.array_namespace(dense), opts["edgeitems"]
+    device = array_api_compat.device(dense)
+    for axis, n in enumerate(dense.shape):
+        if n > 2 * edge + 1:
+            keep = [*range(edge), n // 2, *range(n - edge, n)]
+            dense = xp.take(dense, xp.asarray(keep, dtype=xp.int64, device=device), axis=axis)
+    return _to_numpy(dense)
+
+
+def dense_value(A) -> np.ndarray:
+    """The dense values of an array that holds them, as a NumPy array on the host (for printing)."""
+    return _to_numpy(A.to_dense())
+
+
+def dense_text(A, style: str = "repr") -> str:
+    """How an array that holds dense values prints (``sparray._array.implicit.holds_dense``).
+
+    ``"repr"``: ``sparray.asarray(<value>, dtype=<dtype>, device=<device>)``, the value as NumPy's
+    repr writes it (continuation lines aligned under it); ``"str"``: the value alone, as NumPy's
+    ``str`` writes it (``3.0``, ``[0. 2. 5.]``). NumPy's print options apply (threshold, precision).
+
+    >>> import numpy as np, sparray
+    >>> A = sparray.asarray(np.array([[0.0, 2.0], [3.0, 0.0]]))
+    >>> print(repr(sparray.max(A)), str(sparray.max(A)))
+    sparray.asarray(3.0, dtype=float64, device=cpu) 3.0
+    >>> print(repr(sparray.unique_values(A)))
+    sparray.asarray([0., 2., 3.], dtype=float64, device=cpu)
+    """
+    from .base import _dtype_str
+
+    full = A.to_dense()
+    summarized = math.prod(full.shape) > np.get_printoptions()["threshold"]
+    host = _host_edges(full)
+    if host.ndim == 0:
+        text = str(host[()])
+    else:
+        opts = {"threshold": 0} if summarized else {}
+        sep = ", " if style == "repr" else " "
+        head = "sparray.asarray(" if style == "repr" else ""
+        text = np.array2string(host, separator=sep, prefix=head, **opts)
+    if style == "str":
+        return text
+    return f"sparray.asarray({text}, dtype={_dtype_str(A.dtype)}, device={A.device})"
 
 
 def _index_grid(A) -> tuple[int, int]:
@@ -95,19 +160,66 @@ def _png(gray: np.ndarray) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
 
 
-def _shade(counts: np.ndarray) -> np.ndarray:
-    """Pixels as gray levels: white where nothing is specified, darker with log(count)."""
+def pixel_cells(A, *, max_pixels: int = 64) -> np.ndarray:
+    """Cells (elements of the index grid) each pixel of :func:`pattern_counts` stands for: an int64
+    array of its shape; ``rows per pixel * columns per pixel``, less in the last row and column
+    of pixels when the grid does not divide evenly."""
+    R, C = _index_grid(A)
+    (rper, h), (cper, w) = _bins(R, max_pixels), _bins(C, max_pixels)
+    if R == 0 or C == 0:
+        return np.zeros((h if R else 0, w if C else 0), np.int64)
+    rows = np.full(h, rper, np.int64)
+    rows[-1] = R - rper * (h - 1)
+    cols = np.full(w, cper, np.int64)
+    cols[-1] = C - cper * (w - 1)
+    return np.outer(rows, cols)
+
+
+def pattern_density(A, *, max_pixels: int = 64) -> np.ndarray:
+    """The share of each pixel's cells that hold a stored element: float64 in [0, 1], the density
+    map of :func:`pattern_counts` over :func:`pixel_cells` (an uncoalesced COO's duplicates are
+    clipped at 1). One cell per pixel: 1 where the element is specified, 0 elsewhere.
+
+    >>> import numpy as np, sparray
+    >>> pattern_density(sparray.asarray(np.eye(4)), max_pixels=2).tolist()
+    [[0.5, 0.0], [0.0, 0.5]]
+    """
+    counts = pattern_counts(A, max_pixels=max_pixels)
+    cells = pixel_cells(A, max_pixels=max_pixels)
+    return np.minimum(counts / np.maximum(cells, 1), 1.0)
+
+
+_LIGHTEST = 220  # the gray of a pixel holding one entry among the most cells (white, 255, is none)
+
+
+def _shade(counts: np.ndarray, cells: np.ndarray | None = None) -> np.ndarray:
+    """Pixels as gray levels, white (255) where nothing is specified.
+
+    One cell per pixel (``cells`` None or all 1): black for a specified element (darker with the
+    count where an uncoalesced COO repeats a position). Many cells per pixel: a density map on a
+    fixed log scale, the same for every array of that grid: ``log(density)`` from one entry in
+    the largest pixel (gray ``_LIGHTEST``, still visible) to every cell specified (black), so a
+    uniformly sparse array reads light and evenly, and dense regions stand out dark.
+    """
     if counts.size == 0:
         return np.full((1, 1), 255, np.uint8)
-    top = max(int(counts.max()), 1)
-    level = np.log1p(counts) / math.log1p(top)  # 0 .. 1
-    gray = np.where(counts > 0, 200 - 200 * level, 255.0)  # a single element is still clearly visible
-    return gray.astype(np.uint8)
+    most = 1 if cells is None else int(cells.max())
+    if most <= 1:
+        top = max(int(counts.max()), 1)
+        level = np.log1p(counts) / math.log1p(top)  # 0 .. 1
+        gray = np.where(counts > 0, 200 - 200 * level, 255.0)  # a single element is still clearly visible
+        return gray.astype(np.uint8)
+    density = np.minimum(counts / np.maximum(cells, 1), 1.0)
+    with np.errstate(divide="ignore"):
+        level = np.clip(np.log(density * most) / math.log(most), 0.0, 1.0)  # 0: one entry in `most` cells, 1: full
+    gray = np.where(counts > 0, _LIGHTEST * (1.0 - level), 255.0)
+    return np.round(gray).astype(np.uint8)
 
 
 def pattern_png(A, *, max_pixels: int = 64) -> bytes:
-    """The sparsity pattern of ``A`` as PNG bytes (see :func:`pattern_counts`)."""
-    return _png(_shade(pattern_counts(A, max_pixels=max_pixels)))
+    """The sparsity pattern of ``A`` as PNG bytes: one cell per pixel, or a density map when each
+    pixel stands for many cells (see :func:`_shade`)."""
+    return _png(_shade(pattern_counts(A, max_pixels=max_pixels), pixel_cells(A, max_pixels=max_pixels)))
 
 
 def _fmt_bytes(n: float) -> str:
@@ -164,6 +276,12 @@ def repr_html(A, *, max_pixels: int = 64) -> str:
     scale = max(1, 160 // max(counts_shape))
     width, height = counts_shape[1] * scale, counts_shape[0] * scale
     caption = f"pattern: {R:,} x {C:,} index grid in {counts_shape[0]} x {counts_shape[1]} pixels"
+    rper, cper = _bins(R, max_pixels)[0], _bins(C, max_pixels)[0]
+    if R and C and rper * cper > 1:
+        caption += (
+            f" of {rper:,} x {cper:,} cells; shade: the share of a pixel's cells holding entries "
+            "(log scale, white: none, black: all)"
+        )
     picture = (
         f"<figure style='margin:0 0 0 1.5em'><img alt='sparsity pattern' src='data:image/png;base64,{png}' "
         f"width='{width}' height='{height}' style='image-rendering:pixelated;border:1px solid #888'/>"

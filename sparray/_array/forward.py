@@ -206,6 +206,20 @@ def repr_html(A):
     return repr_html(A)
 
 
+def dense_text(A, style):
+    global dense_text
+    from .display import dense_text
+
+    return dense_text(A, style)
+
+
+def dense_value(A):
+    global dense_value
+    from .display import dense_value
+
+    return dense_value(A)
+
+
 # --- NumPy's protocols (_numpy/) and Dask (interop/) -----------------------------------------------------
 def array_function(A, func, types, args, kwargs):
     global array_function

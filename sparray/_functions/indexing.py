@@ -3,9 +3,11 @@
 A key item is an int, a slice (any step), ``...``, ``None``, an integer array (or list), or a
 boolean array (a dense one, or a boolean SparseArray: its ``nonzero()`` is used). A 0-d boolean
 (``A[True]``, ``A[False]``) adds an axis of length 1 or 0 as in NumPy (``sparray._functions.bool_keys``). The result is
-what NumPy gives on ``A.to_dense()`` (a 0-d dense array when every dim is indexed by an int),
-with the fill value kept; a compressed array comes back in its layout when the result's shape
-allows it, else as COO.
+what NumPy gives on ``A.to_dense()``, with the fill value kept; a compressed array comes back in
+its layout when the result's shape allows it, else as COO. When every dim is indexed by an int
+the element comes back as a 0-d sparray array (the array API's rule, and the namespace rule's
+form of a dense result: ``sparray._array.results.holding_dense``): ``float(A[i, j])``,
+``int(...)``, ``bool(...)``, ``operator.index(...)`` and ``np.asarray(...)`` read it.
 
 How (on the COO form, one vectorised pass over the entries per indexed dim):
 
@@ -45,6 +47,7 @@ import operator
 
 from .._engine import dispatch as _dispatch
 from .._array.base import SparseArray
+from .._array.results import holding_dense
 from .bool_keys import split_zero_d_bools
 from .._core.keys import index_dtype_for, linear_keys, unravel
 from .._core.namespace import is_array
@@ -157,8 +160,8 @@ def getitem(x, key):
         items = [_Adv(xp.asarray(it, dtype=xp.int64), from_int=True) if isinstance(it, int) else it for it in items]
     A = x if x.layout == "coo" else x.to_layout("coo")
     out = _index_coo(A, items, split)
-    if out.ndim == 0:
-        return out.to_dense()
+    if out.ndim == 0:  # every dim indexed by an int: the element, held as the namespace rule holds dense results
+        return holding_dense(out.to_dense())
     return match_layout(out, x)
 
 

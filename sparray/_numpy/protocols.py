@@ -16,6 +16,8 @@ arrays unchanged. The rules:
   is a TypeError, since sparray results are new arrays.
 - Array creation with ``like=A`` (``np.array(x, like=A)``, ``np.arange(n, like=A)``, ...) gives a
   dense array of ``A``'s namespace: sparse arrays are made explicitly (``sparray.asarray``).
+- A unary ufunc without a counterpart (``scipy.special.erf``, ``np.cbrt``) maps the values and the
+  fill value, positions kept (``ufunc_map.py``): exact, nothing densified.
 - Every other NumPy function returns NotImplemented, so NumPy raises its TypeError ("no
   implementation found for 'numpy.cumsum' on types that implement __array_function__"). So does
   a call that involves another array type with its own protocol (a Dask array, a CuPy array):
@@ -43,6 +45,7 @@ import numpy as np
 from .._array.base import SparseArray
 from .._array.forward import METHODS, numpy_method  # noqa: F401  (the NumPy-named methods: defined with the class's doors)
 from ..interop import _dask_hooks
+from .ufunc_map import map_unary
 
 __all__ = ["array_function", "array_ufunc", "numpy_method", "METHODS", "UFUNCS"]
 
@@ -110,8 +113,10 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         result = _REDUCTIONS[UFUNC_REDUCE[name]](a, **kwargs)
     elif method == "__call__" and name in UFUNCS:
         result = _call_ufunc(who, UFUNCS[name], inputs, kwargs)
-    else:
-        return NotImplemented
+    else:  # a unary ufunc sparray has no function for (scipy.special.erf): over values and fill (ufunc_map.py)
+        result = map_unary(ufunc, method, inputs, kwargs)
+        if result is NotImplemented or (out is not None and isinstance(result, tuple)):
+            return NotImplemented
     return result if out is None else _write_out(who, result, out)
 
 
