@@ -44,7 +44,7 @@ GROUPS = [
     ("Beyond the standard: NumPy's einsum and pad", lambda n, o: n in {"einsum", "pad"}),
     ("Files and interchange", lambda n, o: n in {"save_npz", "load_npz", "from_binsparse"}),
     ("Backends and checks", lambda n, o: n in {"backends", "use_backend", "kernel_table", "check_invariants",
-                                               "SparrayPerformanceWarning", "spy"}),
+                                               "SparrayPerformanceWarning", "spy", "auto_densify"}),
 ]  # fmt: skip
 
 

@@ -62,9 +62,18 @@ def _host_edges(dense) -> np.ndarray:
     return _to_numpy(dense)
 
 
+def _dense_of(A):
+    """The dense form of an array that holds dense values, in its namespace: the held values
+    themselves where they are one stored element (no computation, no device read), else ``to_dense``."""
+    from .implicit import held_values
+
+    held = held_values(A)
+    return A.to_dense() if held is None else held
+
+
 def dense_value(A) -> np.ndarray:
     """The dense values of an array that holds them, as a NumPy array on the host (for printing)."""
-    return _to_numpy(A.to_dense())
+    return _to_numpy(_dense_of(A))
 
 
 def dense_text(A, style: str = "repr") -> str:
@@ -83,7 +92,7 @@ def dense_text(A, style: str = "repr") -> str:
     """
     from .base import _dtype_str
 
-    full = A.to_dense()
+    full = _dense_of(A)
     summarized = math.prod(full.shape) > np.get_printoptions()["threshold"]
     host = _host_edges(full)
     if host.ndim == 0:

@@ -32,7 +32,7 @@ sparray array through ``__array__``. The rule, for an array whose components are
 >>> A = sparray.asarray(np.array([[0.0, 2.0], [0.0, 5.0]]))
 >>> np.asarray(sparray.sum(A)), np.asarray(A).tolist()
 (array(7.), [[0.0, 2.0], [0.0, 5.0]])
->>> with sparray.auto_densify(max_elements=3):
+>>> with sparray.auto_densify(max_elements=3):  # doctest: +ELLIPSIS
 ...     np.asarray(A)
 Traceback (most recent call last):
 ...
@@ -45,7 +45,7 @@ import contextlib
 import contextvars
 import os
 
-__all__ = ["AUTO_DENSIFY_THRESHOLD", "auto_densify", "holds_dense", "implicit_limit", "to_numpy_implicitly"]
+__all__ = ["AUTO_DENSIFY_THRESHOLD", "auto_densify", "held_values", "holds_dense", "implicit_limit", "to_numpy_implicitly"]
 
 AUTO_DENSIFY_THRESHOLD = 2**20
 """Elements (``A.size``) up to which ``np.asarray(A)`` densifies a sparse array by itself (1,048,576:
@@ -60,10 +60,12 @@ _scoped: contextvars.ContextVar = contextvars.ContextVar("sparray_auto_densify",
 def _checked_limit(max_elements):
     if max_elements is None:
         return None
-    if isinstance(max_elements, bool) or not isinstance(max_elements, int):
+    if not isinstance(max_elements, int) or isinstance(max_elements, bool):
         import operator
 
         try:
+            if isinstance(max_elements, bool) or type(max_elements).__name__ == "bool_":
+                raise TypeError
             max_elements = operator.index(max_elements)
         except TypeError:
             raise TypeError(
@@ -136,9 +138,9 @@ def holds_dense(A) -> bool:
     return A.ndim == 0 or (A.sparse_ndim == 0 and A.nse >= 1)
 
 
-def _held_view(A):
-    """The dense array a COO with no sparse dims and one stored element holds (a view of its values),
-    else None."""
+def held_values(A):
+    """The dense array a COO with no sparse dims and one stored element holds (a view of its values,
+    in the components' namespace: nothing computed, nothing moved), else None."""
     if A.layout == "coo" and A.sparse_ndim == 0 and A.nse == 1:
         return A.values[0, ...]
     return None
@@ -193,7 +195,7 @@ def to_numpy_implicitly(A, dtype=None, copy=None, *, hint=""):
     if copy is not None and not isinstance(copy, (bool, np.bool_)):
         raise TypeError(f"sparray.{A.layout.upper()}.__array__: copy must be None, True or False; got {copy!r}")
     want = None if dtype is None else np.dtype(dtype)
-    dense = _held_view(A)
+    dense = held_values(A)
     if dense is not None and isinstance(dense, np.ndarray):  # the namespace rule's results: a view
         if copy is False and want is not None and want != dense.dtype:
             raise ValueError(

@@ -18,8 +18,9 @@ indexed such a NumPy array with a sparse mask and failed). The rule:
   NumPy ``x``, or any function on NumPy input alone), a function answers as before: a
   dense-by-nature result is an array of that namespace, as scipy.sparse answers ``A @ x``.
 
-``np.asarray(r)`` refuses, as for every sparray array (no implicit densification); ``float(r)``,
-``int(r)`` and ``bool(r)`` of a 0-d result work. NumPy's own functions on sparse arrays
+``np.asarray(r)`` gives the held dense values (a view; the conversion rule, ``implicit.py``) and
+``float(r)``, ``int(r)`` and ``bool(r)`` of a 0-d result work; ``A[i, j]`` (every index an int) is
+such a 0-d result too (``_functions/indexing.py``). NumPy's own functions on sparse arrays
 (``np.sum(A)``) keep answering NumPy arrays (``_numpy_protocols``), and internal callers import
 the functions from their modules, unwrapped, and keep dense results in the components' namespace.
 

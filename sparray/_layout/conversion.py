@@ -220,7 +220,7 @@ def carry_facts(src, dst):
 
         cidx = np.asarray(src._cidx)
         remember_longest_row(dst._cidx, int(np.max(np.diff(cidx))) if cidx.shape[0] > 1 else 0)
-    elif src.layout == "coo" and src.ndim == 2 and src.is_coalesced:
+    elif src.layout == "coo" and src.ndim == 2 and src.sparse_ndim == 2 and src.is_coalesced:
         import numpy as np
 
         rows = np.asarray(src._indices[0])
