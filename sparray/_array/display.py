@@ -232,11 +232,9 @@ def pattern_png(A, *, max_pixels: int = 64) -> bytes:
 
 
 def _fmt_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
+    from .implicit import bytes_text
+
+    return bytes_text(n)
 
 
 def _fill_text(A) -> str:

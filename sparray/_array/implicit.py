@@ -152,12 +152,13 @@ def _on_device(A) -> bool:
     return backend_kind(A._xp) == "cupy"  # CuPy data, or the simulated CUDA device
 
 
-def _bytes_text(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if n < 1024 or unit == "PiB":
+def bytes_text(n: float) -> str:
+    """A byte count for people: ``512 B``, ``8.0 MiB``, ``7.3 TiB`` (binary units up to PiB)."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
-    return f"{n} B"  # pragma: no cover
+    return f"{n:.1f} PiB"
 
 
 def _refusal(A, limit, hint="") -> TypeError:
@@ -167,7 +168,7 @@ def _refusal(A, limit, hint="") -> TypeError:
 
     what = f"sparray.{A.layout.upper()} of shape {A.shape}"
     name = dtype_name(A.dtype)
-    size = f"{A.size:,} elements, {_bytes_text(A.size * np.dtype(name).itemsize)} of {name}"
+    size = f"{A.size:,} elements, {bytes_text(A.size * np.dtype(name).itemsize)} of {name}"
     if limit == 0:
         why = f"its dense form has {size}, and implicit densifying is off (SPARRAY_AUTO_DENSIFY=0 or auto_densify(0))"
     elif limit == AUTO_DENSIFY_THRESHOLD:
