@@ -247,7 +247,7 @@ def nanvar(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None):
     >>> import numpy as np, sparray
     >>> A = sparray.asarray(np.array([[2.0, np.nan, 4.0], [np.nan, np.nan, np.nan]]), fill_value=np.nan)
     >>> var, bad = nanvar(A, axis=1)
-    >>> var.tolist(), bad
+    >>> var.to_dense().tolist(), bad
     ([1.0, nan], True)
     """
     xp = x._xp

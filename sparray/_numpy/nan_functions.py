@@ -156,7 +156,7 @@ def _arg_extreme(kind):
         if not _inexact(a):
             return f(a, axis=axis, keepdims=keepdims)
         nan = sp.isnan(a)
-        if _any(sp.all(nan, axis=axis)):
+        if (a.size if axis is None else a.shape[axis]) and _any(sp.all(nan, axis=axis)):  # (empty: argmax's error)
             raise ValueError("All-NaN slice encountered")
         return f(sp.where(nan, bound, a), axis=axis, keepdims=keepdims)
 
@@ -255,7 +255,11 @@ def _order_statistic(who, a, q, axis, out, method, keepdims, weights, *, skip, m
     xp = a._xp
     if xp.isdtype(a.dtype, "complex floating"):
         raise TypeError(f"{who}: a must be an array of real numbers; got {a.dtype}")
+    if method not in _stats.QUANTILE_METHODS:
+        raise ValueError(f"{who}: {method!r} is not a valid method; use one of {_stats.QUANTILE_METHODS}")
     keepdims = bool(keepdims)
+    if isinstance(axis, list):  # NumPy's order statistics take any sequence of axes (Dask's nanmedian passes a list)
+        axis = tuple(axis)
     axes = normalize_axes(axis, a.ndim, who)
     qx, weak = (None, False) if median else _q_array(who, a, q, percent)
     skip = skip and _inexact(a)
