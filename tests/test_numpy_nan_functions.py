@@ -18,9 +18,9 @@ import zlib
 
 import numpy as np
 import pytest
+from cuda_testing import DEVICES
 
 import sparray as sp
-from cuda_testing import DEVICES
 from sparray.kernels.cuda import simulated
 
 PLACES = ["cpu", "simulated"] + (["cuda"] if "cupy" in DEVICES else [])
@@ -520,3 +520,24 @@ def test_doctests():
 
     for mod in (line_statistics, nan_functions):
         assert doctest.testmod(mod).failed == 0, mod.__name__
+
+
+def test_boolean_order_statistics_follow_numpy():
+    """NumPy takes elements of a boolean array (methods without interpolation, an integer q of
+    linear) and refuses to interpolate between booleans; its median is a mean (float64)."""
+    dense = np.array([[True, False, True, False, False], [False, False, False, False, True]])
+    A = sp.asarray(dense, layout="csr")
+    for method, q in itertools.product(["lower", "higher", "nearest", "inverted_cdf", "closest_observation"],
+                                       [0.5, [0.0, 0.3, 1.0]]):
+        for axis in (None, 1):
+            want, got = np.quantile(dense, q, axis=axis, method=method), np.quantile(A, q, axis=axis, method=method)
+            assert _host(got).dtype == np.bool_
+            np.testing.assert_array_equal(_host(got), want)
+    np.testing.assert_array_equal(_host(np.quantile(A, [0, 1], axis=1)), np.quantile(dense, [0, 1], axis=1))
+    for name in ("median", "nanmedian"):
+        _check(getattr(np, name)(A, axis=1), getattr(np, name)(dense, axis=1), set(), set(), name)
+    for method in ("linear", "hazen", "midpoint"):
+        with pytest.raises(TypeError):
+            np.quantile(dense, 0.5, method=method)
+        with pytest.raises(TypeError, match="subtracting booleans"):
+            np.quantile(A, 0.5, method=method)

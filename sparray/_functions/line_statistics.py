@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import math
 
-from .._array.base import SparseArray
 from .._core.dtypes import resolve_dtype
 from .._core.fill import same_value
 from .._core.keys import index_dtype_for, linear_keys, unravel
@@ -55,7 +54,7 @@ from .._layout.conversion import match_layout
 from .lines import coo_of
 from .order import check_real, stable_argsort
 
-__all__ = ["nanvar", "quantiles", "QUANTILE_METHODS"]
+__all__ = ["QUANTILE_METHODS", "nanvar", "quantiles"]
 
 #: NumPy's quantile methods (``numpy.quantile(method=...)``), all answered here
 QUANTILE_METHODS = (
@@ -290,7 +289,6 @@ def nanvar(x, /, *, axis=None, correction=0.0, keepdims=False, dtype=None):
     return G.output(var, var_e[0, :], keepdims, x), any_bad
 
 
-
 def quantiles(x, q, /, *, axis=None, keepdims=False, method="linear", skip_nan=False, median=False, weak_q=False):
     """``(result, empty)``: NumPy's ``quantile`` (``nanquantile`` with ``skip_nan``; ``median`` /
     ``nanmedian`` with ``median``) of the real SparseArray ``x`` over ``axis``, and whether some
@@ -312,13 +310,20 @@ def quantiles(x, q, /, *, axis=None, keepdims=False, method="linear", skip_nan=F
     check_real(xp, x.dtype, who)
     if method not in QUANTILE_METHODS:
         raise ValueError(f"{who}: {method!r} is not a valid method; use one of {QUANTILE_METHODS}")
+    boolean = x.dtype == xp.bool
+    if boolean and not median:
+        q = xp.asarray(q)
+        if method not in _INDEX_METHODS and not (method == "linear" and not xp.isdtype(q.dtype, "real floating")):
+            raise TypeError(f"{who}: method {method!r} interpolates by subtracting booleans, which NumPy refuses; take "
+                            "x.astype(int) or a method that takes an element (lower, higher, nearest, inverted_cdf, "
+                            "closest_observation)")
     G = _Lines(x, _axes(x, axis, who))
     nse, mk, mr = G.rows.shape
     L, n = G.L, G.n
     # the items: stored values (weight 1), then each line's fill elements (weight n - cnt), and
     # one more line for the lines that hold no entry (weight n)
-    values = G.rows if G.rows.dtype != xp.bool else xp.astype(G.rows, xp.uint8)
-    fill = G.fill if G.fill.dtype != xp.bool else xp.astype(G.fill, xp.uint8)
+    values = xp.astype(G.rows, xp.uint8) if boolean else G.rows  # (booleans are ordered as 0 and 1)
+    fill = xp.astype(G.fill, xp.uint8) if boolean else G.fill
     col = xp.reshape(xp.arange(mk, dtype=xp.int64), (1, mk, 1))
     stored_slice = xp.reshape(G.line, (nse, 1, 1)) * mk + col
     nf = xp.concat([G.n - G.counts, xp.full((1,), n, dtype=xp.int64)])
@@ -371,6 +376,8 @@ def quantiles(x, q, /, *, axis=None, keepdims=False, method="linear", skip_nan=F
         q = xp.asarray(q)
         q_shape = tuple(q.shape)
         result = _quantile(xp, at, counts, xp.reshape(q, (1, -1)), method, vals.dtype, weak_q)
+        if boolean:  # an element taken, in the array's dtype
+            result = xp.astype(result, xp.bool)
     none = counts == 0
     if has_nan is not None:
         none_or_nan = none | xp.reshape(has_nan, (nslices, 1))
@@ -386,20 +393,13 @@ def quantiles(x, q, /, *, axis=None, keepdims=False, method="linear", skip_nan=F
     return G.output_q(result[:L, ...], result[L, ...], q_shape, keepdims, x), any_empty
 
 
-def _mean_dtype(xp, dtype):
-    """The dtype NumPy's ``mean`` answers (and computes in) for ``dtype``."""
-    if xp.isdtype(dtype, "real floating"):
-        return (xp.float32 if dtype == xp.float16 else dtype), dtype
-    return xp.float64, xp.float64
-
-
 def _median(xp, at, counts, dtype):
-    """NumPy's median: the middle element, or the mean of the two middle ones."""
+    """NumPy's median: the middle element, or the mean of the two middle ones (in the dtype of
+    NumPy's ``mean``: a float array's own, else float64)."""
     lo, hi = at((counts - 1) // 2), at(counts // 2)
-    compute, out = _mean_dtype(xp, dtype)
-    a, b = xp.astype(lo, compute), xp.astype(hi, compute)
-    mid = xp.where((counts % 2) == 1, a, (a + b) / 2)
-    return xp.astype(mid, out) if mid.dtype != out else mid
+    out = dtype if xp.isdtype(dtype, "real floating") else xp.float64
+    a, b = xp.astype(lo, out), xp.astype(hi, out)
+    return xp.where((counts % 2) == 1, a, (a + b) / 2)
 
 
 def _quantile(xp, at, counts, q, method, dtype, weak_q):
