@@ -245,6 +245,7 @@ def dask_token(A):
 #: the NumPy-named methods (``A.sum(axis=0)``, ``A.reshape(2, 3)``): each calls the NumPy function, which
 #: NumPy hands to ``__array_function__`` (``_numpy/protocols.py``)
 METHODS = ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "reshape", "transpose", "squeeze", "ravel")
+METHODS += ("conj", "conjugate")  # NumPy's conjugate methods: xarray's DataArray.conj() (xr.cov, xr.corr) calls them
 
 
 def numpy_method(name):
