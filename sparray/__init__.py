@@ -64,6 +64,7 @@ _HOMES = {
     "._functions.reductions": ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all"),
     "._functions.manipulation": (
         "broadcast_to", "matrix_transpose", "permute_dims", "moveaxis", "reshape", "expand_dims", "squeeze", "flip",
+        "transpose",  # beyond the standard, as NumPy's (xarray calls it)
     ),
     "._functions.concat": ("concat", "stack"),
     "._functions.broadcasting": ("broadcast_arrays", "meshgrid"),
@@ -146,7 +147,7 @@ __all__ = [
     "argmax", "argmin", "count_nonzero", "searchsorted", "sort", "argsort",
     "unique_values", "unique_counts", "unique_inverse", "unique_all", "cumulative_sum", "cumulative_prod", "diff",
     "matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax", "log_softmax", "einsum", "pad",
-    "save_npz", "load_npz", "from_binsparse", "from_dlpack",
+    "transpose", "save_npz", "load_npz", "from_binsparse", "from_dlpack",
     "backends", "use_backend", "kernel_table", "check_invariants", "spy",
     "AUTO_DENSIFY_THRESHOLD", "auto_densify",
     "e", "inf", "nan", "pi", "newaxis",

@@ -457,10 +457,7 @@ XR_CALLS = {
     "corr": lambda xr, x: xr.corr(x, x * x, dim="y"),
     "mean skipna=False": lambda xr, x: x.mean("y", skipna=False),
 }
-XFAIL_XR = {
-    "quantile list": "xarray's apply_ufunc reorders the q dim with xp.transpose(array, axes), which the array API "
-                     "(and so sparray's namespace) does not have: it has permute_dims",
-}
+XFAIL_XR = {}  # "quantile list" needed sparray.transpose (xarray's apply_ufunc reorders the q dim with it)
 
 
 @pytest.mark.parametrize("fill", FILLS, ids=FILL_IDS)

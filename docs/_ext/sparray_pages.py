@@ -41,7 +41,7 @@ GROUPS = [
         "unique_inverse", "unique_all", "cumulative_sum", "cumulative_prod", "diff"}),
     ("Linear algebra", lambda n, o: n in {"matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax",
                                           "log_softmax"}),
-    ("Beyond the standard: NumPy's einsum and pad", lambda n, o: n in {"einsum", "pad"}),
+    ("Beyond the standard: NumPy's einsum, pad and transpose", lambda n, o: n in {"einsum", "pad", "transpose"}),
     ("Files and interchange", lambda n, o: n in {"save_npz", "load_npz", "from_binsparse"}),
     ("Backends and checks", lambda n, o: n in {"backends", "use_backend", "kernel_table", "check_invariants",
                                                "SparrayPerformanceWarning", "spy", "auto_densify"}),

@@ -35,7 +35,7 @@ from .._layout.compress import _fill_uniform_over, move_dense_to_sparse  # noqa:
 
 __all__ = [
     "broadcast_shapes", "broadcast_to", "coo_permute", "coo_reshape", "expand_dims", "flip", "matrix_transpose",
-    "move_dense_to_sparse", "moveaxis", "permute_dims", "reshape", "squeeze",
+    "move_dense_to_sparse", "moveaxis", "permute_dims", "reshape", "squeeze", "transpose",
 ]
 
 
@@ -258,6 +258,20 @@ def _on_dense_dims(A, dims, f):
 
 
 # --- permute_dims / moveaxis ------------------------------------------------------------------------
+def transpose(x, /, axes=None):
+    """NumPy's ``transpose`` (beyond the standard, which names it ``permute_dims``): ``x`` with its
+    dims reversed, or reordered as ``axes`` says. xarray's ``apply_ufunc`` calls ``xp.transpose``.
+
+    >>> import sparray
+    >>> A = sparray.COO([[0, 1], [2, 0]], [1.0, 2.0], shape=(2, 3))
+    >>> sparray.transpose(A).shape, sparray.transpose(A, (1, 0)).to_dense()[2].tolist()
+    ((3, 2), [1.0, 0.0])
+    """
+    if axes is None:
+        axes = tuple(range(getattr(x, "ndim", 0) - 1, -1, -1))
+    return permute_dims(x, tuple(axes))
+
+
 def permute_dims(x, /, axes):
     """``x`` with its dims reordered: dim ``d`` of the result is dim ``axes[d]`` of ``x``.
 
