@@ -503,7 +503,7 @@ class SimulatedArray:
     __int__ = _to_host("int")
     __float__ = _to_host("float")
     __complex__ = _to_host("complex")
-    __index__ = _to_host("index")
+    # no __index__: CuPy arrays have none (operator.index(cupy_array) is a TypeError, no wait)
     item = _to_host("item")
     tolist = _to_host("tolist")
 
