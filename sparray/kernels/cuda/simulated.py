@@ -153,10 +153,12 @@ def note_launch(source: str, name: str) -> bool:
 
 def _unwrap(x, *, host_ok=False, who="?"):
     """SimulatedArray -> its buffer (recursively in lists and tuples); a NumPy array is a host
-    array: refused unless ``host_ok`` (asarray and friends copy it to the device)."""
+    array: refused unless ``host_ok`` (asarray and friends copy it to the device). A 0-d one too:
+    CuPy's kernels take Python and NumPy scalars but no NumPy array (``_scalar.CScalar``: "Unsupported
+    type"); its comparisons read a 0-d one as its item first (``_compare``)."""
     if type(x) is SimulatedArray:
         return x._a
-    if isinstance(x, np.ndarray) and not host_ok and x.ndim:
+    if isinstance(x, np.ndarray) and not host_ok:
         raise TypeError(
             f"simulated device: {who} got a NumPy array of shape {x.shape} (host memory) among device "
             "arrays; move it first (xp.asarray) -- a CuPy array refuses the same"
