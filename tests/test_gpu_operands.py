@@ -458,3 +458,32 @@ def test_assignment_through_a_host_key_on_a_device_array(key_name, layout, fill,
     dA = _to_place(A, place)
     dA[key] = _to_place(v, place)
     np.testing.assert_array_equal(_host(dA), want)
+
+
+def test_the_simulated_array_copies_host_keys_as_cupy_does():
+    """A dense device array indexed by host keys: each list or NumPy array is one upload (CuPy's
+    ``_prepare_slice_list``), a mask one sync (its size comes from the data), ints and slices
+    nothing; assignment takes the same keys."""
+    a = np.arange(24.0).reshape(4, 6)
+    x = simulated.to_simulated(a)
+    for key, uploads, syncs in [((np.array([2, 0]), slice(1, None)), 1, 0), ([3, 1], 1, 0), ((1, [0, 5]), 1, 0),
+                                (np.array([True, False, True, False]), 1, 1), ((slice(None), 2), 0, 0)]:
+        with counting() as c:
+            got = x[key]
+        assert (c.uploads, c.syncs) == (uploads, syncs), (key, c.upload_sites, c.sites)
+        np.testing.assert_array_equal(got.get(), a[key])
+    x[np.array([0, 3]), [1, 2]] = -1.0
+    a[np.array([0, 3]), [1, 2]] = -1.0
+    np.testing.assert_array_equal(x.get(), a)
+    assert x[[]].shape == (0, 6)  # an empty list is an empty index, not a mask
+    assert not hasattr(x, "__index__")  # as CuPy's arrays: operator.index(x) is a TypeError, no read
+
+
+def test_the_rule_modules_examples():
+    import doctest
+
+    from sparray._functions import host_keys
+    from sparray.kernels.cuda import _cupy_rules
+
+    for module in (_cupy_rules, host_keys, simulated):
+        assert doctest.testmod(module).failed == 0, module.__name__

@@ -25,6 +25,10 @@ unchanged on CuPy's main branch when checked), not from its documentation:
   second operand is a CuPy array: computed ("cupy's op is the last chance").
 - **In-place operators** (``__iadd__``, core.pyx 1718-): the CuPy ufunc with ``out=self``; a
   foreign operand raises TypeError (no deferring).
+- **CuPy's functions** (``cupy.add(x, A)``, not an operator) hand a foreign operand the call only
+  through ``__cupy_override_elementwise_kernel__`` (_kernel.pyx 1256-1259; reductions:
+  ``__cupy_override_reduction_kernel__``, _reduction.pyx 598-599); sparray sets neither, so
+  ``sparray.add(x, A)`` is the spelling there.
 - **Index keys** (``_prepare_slice_list``, _routines_indexing.pyx 261-322; used by
   ``__getitem__`` and ``__setitem__``): every key item that is not None, ``...``, a slice, a
   CuPy array or a non-boolean scalar (lists, tuples, NumPy arrays, booleans) is copied to the
@@ -33,6 +37,15 @@ unchanged on CuPy's main branch when checked), not from its documentation:
 One difference is deliberate: on CuPy, ``numpy.exp(x)`` works (NumPy hands it to CuPy's
 ``__array_ufunc__``); the simulated array sets ``__array_ufunc__ = None`` so that sparray code
 that calls NumPy on device data fails in CI, and the operators emulate the protocol step above.
+
+>>> class Deferring:
+...     __array_ufunc__ = None
+>>> class Cupy:
+...     __array_priority__ = ARRAY_PRIORITY
+>>> should_use_rop(Cupy(), Deferring()), should_use_rop(Cupy(), 2.0), should_use_rop(Cupy(), np.ones(2))
+(True, False, False)
+>>> copied_key_items((np.array([1, 0]), slice(None), 3, [2]), np.ndarray)[1]  # NumPy stands for the device type
+[3]
 """
 
 from __future__ import annotations
