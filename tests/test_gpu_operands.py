@@ -487,3 +487,19 @@ def test_the_rule_modules_examples():
 
     for module in (_cupy_rules, host_keys, simulated):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+@pytest.mark.parametrize("key_name", ["int array", "mask rows", "mask both", "array, slice", "int, mask", "list", "broadcast"])
+def test_host_keys_on_another_namespace_become_its_arrays(key_name):
+    """The same copy for components of any namespace but NumPy's (array_api_strict here)."""
+    xps = pytest.importorskip("array_api_strict")
+    key = KEYS[key_name][0]
+    D, _ = _sparse("csr", 1.5, seed=len(key_name))
+    A = sp.asarray(xps.asarray(D), layout="csr", fill_value=1.5)
+    got = A[key]
+    assert type(got.values).__module__.startswith("array_api_strict")
+    np.testing.assert_array_equal(np.asarray(got.to_dense()), D[key])
+    A[key] = -2.0
+    want = D.copy()
+    want[key] = -2.0
+    np.testing.assert_array_equal(np.asarray(A.to_dense()), want)
