@@ -216,7 +216,7 @@ def test_a_0d_operand_of_matmul_is_refused_as_numpy_refuses_it(place):
 
 
 @pytest.mark.parametrize("place", PLACES)
-def test_the_dense_operand_decides_nothing_by_its_type_name(place):
+def test_numpys_ufunc_reaches_sparray_with_a_device_operand(place):
     """NumPy's own ufunc on a device sparse array and a device array answers as the operator does
     (CuPy's own ``np.add(x, A)`` path; on the simulated device only through its operators, since
     its arrays refuse NumPy's ufuncs by design)."""
