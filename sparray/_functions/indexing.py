@@ -45,10 +45,13 @@ from __future__ import annotations
 import math
 import operator
 
+import numpy as np
+
 from .._engine import dispatch as _dispatch
 from .._array.base import SparseArray
 from .._array.results import holding_dense
 from .bool_keys import split_zero_d_bools
+from .host_keys import host_key_parts, is_host_key
 from .._core.keys import index_dtype_for, linear_keys, unravel
 from .._core.namespace import is_array
 
@@ -59,12 +62,15 @@ class _Adv:
     """An advanced index on one dim: an integer array (from an array, a boolean's nonzero, or an int).
 
     ``bool_shape``: on the first dim of a boolean index, the mask's shape; ``from_int``: the
-    item was an int (NumPy checks its bounds even when the broadcast index is empty)."""
+    item was an int (NumPy checks its bounds even when the broadcast index is empty); ``host``:
+    a NumPy copy of ``array`` when the key came from the host (its bounds are read there, with
+    no wait for a device; ``host_keys``)."""
 
-    def __init__(self, array, bool_shape=None, from_int=False):
+    def __init__(self, array, bool_shape=None, from_int=False, host=None):
         self.array = array
         self.bool_shape = bool_shape
         self.from_int = from_int
+        self.host = host
 
 
 def _parse(xp, key, ndim):
@@ -98,6 +104,9 @@ def _parse(xp, key, ndim):
                 continue
             except TypeError:
                 pass
+            if is_host_key(xp, k):  # a NumPy array or a list on device components: copied over
+                items.extend(_Adv(a, bool_shape=shape, host=h) for a, h, shape in host_key_parts(xp, k))
+                continue
             a = k if is_array(k) else _as_index_array(xp, k)
             if a.dtype == xp.bool:
                 if a.ndim == 0:
@@ -157,12 +166,18 @@ def getitem(x, key):
     if direct is not None:
         return direct
     if any(isinstance(it, _Adv) for it in items):  # NumPy: ints are advanced indices then
-        items = [_Adv(xp.asarray(it, dtype=xp.int64), from_int=True) if isinstance(it, int) else it for it in items]
+        items = [int_item(xp, it) if isinstance(it, int) else it for it in items]
     A = x if x.layout == "coo" else x.to_layout("coo")
     out = _index_coo(A, items, split)
     if out.ndim == 0:  # every dim indexed by an int: the element, held as the namespace rule holds dense results
         return holding_dense(out.to_dense())
     return match_layout(out, x)
+
+
+def int_item(xp, i):
+    """An int of a key that holds index arrays: an advanced index of its own (NumPy's rule), its
+    bounds read from the host copy."""
+    return _Adv(xp.asarray(i, dtype=xp.int64), from_int=True, host=np.asarray(i, dtype=np.int64))
 
 
 def _major_pick(x, items):
@@ -284,10 +299,10 @@ def _dims_of(items):
 
 
 def _check_bounds(xp, adv, dim, size):
-    a = adv.array
+    a = adv.array if adv.host is None else adv.host
     if math.prod(a.shape) == 0:
         return
-    lo, hi = int(xp.min(a)), int(xp.max(a))
+    lo, hi = (int(xp.min(a)), int(xp.max(a))) if adv.host is None else (int(a.min()), int(a.max()))
     if lo < -size or hi >= size:
         raise IndexError(f"index {lo if lo < -size else hi} is out of bounds for axis {dim} with size {size}")
 

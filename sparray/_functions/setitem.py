@@ -64,7 +64,7 @@ from .._array.base import SparseArray
 from .bool_keys import split_zero_d_bools
 from .._core.dtypes import dtype_name
 from .._core.fill import same_value
-from .indexing import _Adv, _parse, getitem
+from .indexing import _Adv, _parse, getitem, int_item
 from .._core.keys import index_dtype_for, linear_keys, strides, unravel
 from .._core.namespace import is_array, namespace_of
 
@@ -430,7 +430,7 @@ def _assign_coo(A, key, value, blocks=None):
     A = A.coalesce()
     items, split = _parse(xp, key, A.ndim)
     if any(isinstance(it, _Adv) for it in items):  # NumPy: ints are advanced indices then
-        items = [_Adv(xp.asarray(it, dtype=xp.int64), from_int=True) if isinstance(it, int) else it for it in items]
+        items = [int_item(xp, it) if isinstance(it, int) else it for it in items]
     # the specified elements the key reaches (this also checks the key as A[key] does)
     nse, dense_shape = A.nse, A.dense_shape
     m = math.prod(dense_shape)

@@ -20,10 +20,13 @@ arrays unchanged. The rules:
   fill value, positions kept (``ufunc_map.py``): exact, nothing densified.
 - Every other NumPy function returns NotImplemented, so NumPy raises its TypeError ("no
   implementation found for 'numpy.cumsum' on types that implement __array_function__"). So does
-  a call that involves another array type with its own protocol (a Dask array, a CuPy array):
-  that type answers instead.
+  a call that involves another array type with its own protocol (a Dask array): that type
+  answers instead. CuPy arrays (and the simulated device's) are the exception: CuPy never answers
+  for a SparseArray, so sparray does (``_device_array_type``).
 - ``np_array + A`` keeps working: NumPy calls ``A.__array_ufunc__(np.add, ...)`` and gets
-  ``sparray.add(np_array, A)``, as the reflected operator gave before.
+  ``sparray.add(np_array, A)``, as the reflected operator gave before. So does ``cupy_x + A``
+  (``cupy_x @ A``, ``cupy_x > A``, ...) with ``A`` on the GPU: CuPy's operator calls the NumPy
+  ufunc, which reaches ``A.__array_ufunc__``.
 
 The NumPy-named methods (``A.sum(axis=0)``, ``A.reshape(2, 3)``, ``A.transpose()``; see
 ``METHODS``) call the NumPy function, so they take NumPy's arguments.
@@ -39,6 +42,7 @@ The NumPy-named methods (``A.sum(axis=0)``, ``A.reshape(2, 3)``, ``A.transpose()
 from __future__ import annotations
 
 import operator
+import sys
 
 import numpy as np
 
@@ -81,8 +85,23 @@ _FUNCTIONS: dict = {}  # NumPy function -> adapter taking NumPy's arguments
 
 # --- the protocols ---------------------------------------------------------------------------------
 def _foreign(types) -> bool:
-    """Whether a type other than SparseArray, a NumPy array or a NumPy scalar takes part."""
-    return not all(issubclass(t, (SparseArray, np.ndarray, np.generic)) for t in types)
+    """Whether a type other than SparseArray, a NumPy array, a NumPy scalar or a CUDA device array
+    takes part (``_device_array_type``)."""
+    return not all(issubclass(t, (SparseArray, np.ndarray, np.generic)) or _device_array_type(t) for t in types)
+
+
+def _device_array_type(t) -> bool:
+    """A CuPy array type, or the simulated device's. sparray answers for them: CuPy never does
+    for a SparseArray operand (its ``__array_ufunc__`` and ``__array_function__`` return
+    NotImplemented for types it does not know, cupy/_core/core.pyx 2002-2013 and 2038-2043 in
+    CuPy 14.2), and ``cupy_x + A``, ``cupy_x @ A``, ``cupy_x > A`` reach ``A`` only through
+    NumPy's ufunc (``_should_use_rop`` defers to the reflected operator only for an operand whose
+    ``__array_ufunc__`` is None; ``sparray/kernels/cuda/_cupy_rules.py``). sparray's functions
+    then check that every operand holds arrays of one namespace."""
+    if t.__name__ == "SimulatedArray" and t.__module__ == "sparray.kernels.cuda.simulated":
+        return True
+    cupy = sys.modules.get("cupy")
+    return cupy is not None and isinstance(getattr(cupy, "ndarray", None), type) and issubclass(t, cupy.ndarray)
 
 
 def array_function(self, func, types, args, kwargs):

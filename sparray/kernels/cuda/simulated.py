@@ -7,14 +7,19 @@ CuPy array does, so sparray treats it as GPU data from end to end:
   launchers get :data:`numpy_like` (CuPy's NumPy-like module) as ``driver.xp`` and the kernels run
   through the host C++ emulator (the same ``.cu`` sources, see ``_driver.SimulatedDriver``);
 - mixing it with host data is an error, as on a GPU: a NumPy array operand, ``np.asarray(a)``
-  (``__array__`` refuses), a NumPy ufunc on it;
+  (``__array__`` refuses), a NumPy ufunc on it (stricter than CuPy, on purpose: ``_cupy_rules``);
+- an operator with another kind of operand (a sparray SparseArray, a Dask array) is decided as
+  CuPy 14.2 decides it (``_cupy_rules``: defer to the operand's reflected operator when its
+  ``__array_ufunc__`` is None, else hand it NumPy's ufunc protocol), and index keys held on the
+  host (lists, NumPy arrays) are copied to the device as CuPy copies them;
 - every device-to-host transfer is counted, wherever sparray makes it: ``bool(a)``, ``int(a)``,
   ``float(a)``, ``a.item()``, ``a.tolist()``, ``a.get()``, ``repr(a)``, a boolean-mask index and
   the functions whose output size depends on the data (``nonzero``, ``unique``, ``repeat`` with
   counts, ...: CuPy waits for the device to size their result). The driver's ``scalar`` is the
-  launchers' door and counts through the same :func:`note_sync`; launches are counted too.
+  launchers' door and counts through the same :func:`note_sync`; launches are counted too, and
+  so are host-to-device copies (``uploads``: ``asarray`` of host data, index keys; no wait).
 
-:func:`counting` opens a window of counts (syncs, launches, and where each sync came from);
+:func:`counting` opens a window of counts (syncs, uploads, launches, and where each sync came from);
 ``record_only=True`` records the launches without running them, which times the host path alone.
 
 >>> import numpy as np
@@ -36,6 +41,8 @@ import types
 
 import numpy as np
 
+from . import _cupy_rules as _rules
+
 __all__ = [
     "DEVICE",
     "SimulatedArray",
@@ -46,6 +53,7 @@ __all__ = [
     "is_simulated",
     "note_launch",
     "note_sync",
+    "note_upload",
     "numpy_like",
     "to_simulated",
 ]
@@ -74,17 +82,20 @@ class Counts:
     """The device-to-host syncs and kernel launches of one :func:`counting` window.
 
     ``syncs``: transfers to the host (each one a wait for the device); ``sites``: for each, what
-    made it and the sparray function that asked; ``launches``: kernels launched, as
+    made it and the sparray function that asked; ``uploads``/``upload_sites``: the same for copies
+    from the host to the device (no wait: CuPy queues them); ``launches``: kernels launched, as
     ``(source, name)``; ``record_only``: launches are recorded but not run."""
 
     def __init__(self, record_only=False):
         self.syncs = 0
         self.sites: list[str] = []
+        self.uploads = 0
+        self.upload_sites: list[str] = []
         self.launches: list[tuple[str, str]] = []
         self.record_only = record_only
 
     def __repr__(self):
-        return f"Counts(syncs={self.syncs}, launches={len(self.launches)})"
+        return f"Counts(syncs={self.syncs}, uploads={self.uploads}, launches={len(self.launches)})"
 
 
 _WINDOWS: list[Counts] = []
@@ -121,6 +132,15 @@ def note_sync(what: str) -> None:
             w.sites.append(site)
 
 
+def note_upload(what: str) -> None:
+    """Count one host-to-device copy (``what`` made it) in every open window."""
+    if _WINDOWS:
+        site = f"{what} @ {_caller()}"
+        for w in _WINDOWS:
+            w.uploads += 1
+            w.upload_sites.append(site)
+
+
 def note_launch(source: str, name: str) -> bool:
     """Count one launch in every open window; True when the innermost window only records."""
     for w in _WINDOWS:
@@ -133,10 +153,12 @@ def note_launch(source: str, name: str) -> bool:
 
 def _unwrap(x, *, host_ok=False, who="?"):
     """SimulatedArray -> its buffer (recursively in lists and tuples); a NumPy array is a host
-    array: refused unless ``host_ok`` (asarray and friends copy it to the device)."""
+    array: refused unless ``host_ok`` (asarray and friends copy it to the device). A 0-d one too:
+    CuPy's kernels take Python and NumPy scalars but no NumPy array (``_scalar.CScalar``: "Unsupported
+    type"); its comparisons read a 0-d one as its item first (``_compare``)."""
     if type(x) is SimulatedArray:
         return x._a
-    if isinstance(x, np.ndarray) and not host_ok and x.ndim:
+    if isinstance(x, np.ndarray) and not host_ok:
         raise TypeError(
             f"simulated device: {who} got a NumPy array of shape {x.shape} (host memory) among device "
             "arrays; move it first (xp.asarray) -- a CuPy array refuses the same"
@@ -187,6 +209,8 @@ def _wrapped_function(fn, name):
             note_sync(f"{name}()")
         if name == "argsort" or name == "sort":
             kw.setdefault("stable", True) if "stable" in _params(fn) else kw.setdefault("kind", "stable")
+        if host_ok and name != "copy" and args and type(args[0]) is not SimulatedArray:
+            note_upload(f"{name}()")
         plain = _unwrap(args, host_ok=host_ok, who=name)
         r = fn(*plain, **_kwargs(kw, host_ok, name))
         if args and r is plain[0] and type(args[0]) is SimulatedArray:
@@ -282,23 +306,85 @@ array_api = _array_api()
 # -- the array ------------------------------------------------------------------------------------
 
 
-def _binary(op, reflected=False):
+def _binary(op, ufunc):
+    """``self <op> other`` as CuPy's forward operators decide it (``_cupy_rules``): a device array
+    is computed with; else NotImplemented when ``other`` asks for it (``__array_ufunc__ = None``,
+    or a higher ``__array_priority__`` without ``__array_ufunc__``); else NumPy's ufunc protocol:
+    computed when CuPy takes ``other``, else ``other.__array_ufunc__`` answers (a SparseArray:
+    ``sparray.add(self, other)`` ...)."""
+    who = f"operator {op.__name__}"
+
     def method(self, other):
-        other = _unwrap(other, who=f"operator {op.__name__}")
+        if type(other) is SimulatedArray:
+            return _wrap(op(self._a, other._a))
+        if _rules.should_use_rop(self, other):
+            return NotImplemented
+        return _rules.ufunc_call(ufunc, self, other, lambda: _wrap(op(self._a, _unwrap(other, who=who))), SimulatedArray)
+
+    return method
+
+
+def _reflected(op):
+    """``other <op> self`` (``other``'s operator gave way): CuPy computes, its last chance."""
+    who = f"operator {op.__name__}"
+
+    def method(self, other):
         if isinstance(other, (list, dict, set)):
             return NotImplemented
-        r = op(other, self._a) if reflected else op(self._a, other)
-        return _wrap(r)
+        return _wrap(op(_unwrap(other, who=who), self._a))
+
+    return method
+
+
+def _compare(op, ufunc):
+    """``self <op> other`` for the six comparisons, as CuPy's ``__richcmp__`` decides it."""
+    who = f"operator {op.__name__}"
+
+    def method(self, other):
+        if type(other) is SimulatedArray:
+            return _wrap(op(self._a, other._a))
+        if _rules.should_use_rop(self, other):
+            return NotImplemented
+        if isinstance(other, np.ndarray) and other.ndim == 0:
+            other = other.item()
+        if op in (operator.eq, operator.ne) and _rules.eq_default(other, ne=op is operator.ne):
+            return SimulatedArray(np.full(self._a.shape, op is operator.ne))
+        return _rules.ufunc_call(ufunc, self, other, lambda: _wrap(op(self._a, _unwrap(other, who=who))), SimulatedArray)
 
     return method
 
 
 def _inplace(op):
+    """``self <op>= other``: CuPy's ufunc with ``out=self``; an operand CuPy does not take is a
+    TypeError (an in-place operator does not defer)."""
+    who = f"operator {op.__name__}"
+
     def method(self, other):
-        op(self._a, _unwrap(other, who=f"operator {op.__name__}"))
+        if type(other) is not SimulatedArray and not _rules.cupy_takes(other, SimulatedArray):
+            raise TypeError(
+                f"simulated device: {who} takes scalars and device arrays; got {type(other).__module__}."
+                f"{type(other).__name__} (CuPy's in-place operators refuse it too)"
+            )
+        op(self._a, _unwrap(other, who=who))
         return self
 
     return method
+
+
+def _device_key(key):
+    """An index key with the items CuPy copies to the device (lists, tuples, NumPy arrays,
+    booleans; ``_cupy_rules.copied_key_items``) on the device: one upload each, no wait."""
+    items, copied = _rules.copied_key_items(key, SimulatedArray)
+    if not copied:
+        return key
+    for i in copied:
+        note_upload("index key")
+        s = items[i]
+        a = np.array(_unwrap(s, host_ok=True, who="index"))
+        if isinstance(s, (list, tuple)) and a.size == 0:
+            a = a.astype(np.int32)  # an empty list is an empty index, not an empty mask (CuPy's fix)
+        items[i] = SimulatedArray(a)
+    return tuple(items) if isinstance(key, tuple) else items[0]
 
 
 def _unary(op):
@@ -323,7 +409,8 @@ class SimulatedArray:
     except the driver, which hands it to the emulator."""
 
     __slots__ = ("_a", "__weakref__")
-    __array_ufunc__ = None  # NumPy's ufuncs refuse it, as they refuse a CuPy array
+    __array_ufunc__ = None  # NumPy's ufuncs refuse it (CuPy's accept: see _cupy_rules, on purpose)
+    __array_priority__ = _rules.ARRAY_PRIORITY  # CuPy's: what _should_use_rop compares
     __hash__ = None
 
     def __init__(self, a):
@@ -378,11 +465,13 @@ class SimulatedArray:
         return (self[i] for i in range(len(self._a)))
 
     def __getitem__(self, key):
+        key = _device_key(key)
         if _has_mask(key):
             note_sync("boolean mask index")
         return _wrap(self._a[_unwrap(key, who="index")])
 
     def __setitem__(self, key, value):
+        key = _device_key(key)
         self._a[_unwrap(key, who="index")] = _unwrap(value, who="assigned value")
 
     def __getattr__(self, name):
@@ -416,7 +505,7 @@ class SimulatedArray:
     __int__ = _to_host("int")
     __float__ = _to_host("float")
     __complex__ = _to_host("complex")
-    __index__ = _to_host("index")
+    # no __index__: CuPy arrays have none (operator.index(cupy_array) is a TypeError, no wait)
     item = _to_host("item")
     tolist = _to_host("tolist")
 
@@ -444,18 +533,26 @@ def _has_mask(key):
     return False
 
 
+#: operator -> the NumPy ufunc CuPy's operator calls (core.pyx 1564-1714, 1483-1525)
+_UFUNC_OF = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+             "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "matmul": np.matmul,
+             "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor, "lshift": np.left_shift,
+             "rshift": np.right_shift, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+             "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}  # fmt: skip
 for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift"):
     _op = getattr(operator, _name + "_" if _name in ("and", "or") else _name)
-    setattr(SimulatedArray, f"__{_name}__", _binary(_op))
-    setattr(SimulatedArray, f"__r{_name}__", _binary(_op, reflected=True))
+    setattr(SimulatedArray, f"__{_name}__", _binary(_op, _UFUNC_OF[_name]))
+    setattr(SimulatedArray, f"__r{_name}__", _reflected(_op))
     setattr(SimulatedArray, f"__i{_name}__", _inplace(getattr(operator, f"i{_name}")))
 for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
-    setattr(SimulatedArray, f"__{_name}__", _binary(getattr(operator, _name)))
-SimulatedArray.__divmod__ = _binary(divmod)
+    setattr(SimulatedArray, f"__{_name}__", _compare(getattr(operator, _name), _UFUNC_OF[_name]))
+SimulatedArray.__divmod__ = _binary(divmod, np.divmod)
+SimulatedArray.__rdivmod__ = _reflected(divmod)
 
 
 def to_simulated(a) -> SimulatedArray:
-    """A host array (NumPy, or anything ``np.asarray`` takes) copied onto the simulated device."""
+    """A host array (NumPy, or anything ``np.asarray`` takes) copied onto the simulated device (one upload)."""
+    note_upload("to_simulated()")
     return SimulatedArray(np.array(a, copy=True))
 
 
