@@ -5,13 +5,17 @@ array of the components' namespace with the array's dtype, either 0-d or shaped 
 dense part ``shape[ndim - dense_ndim:]``.
 
 "The same value as the fill" (``same_value``) is the one rule that decides which elements are
-left unspecified, everywhere (``asarray`` and the creation functions, conversions from dense,
-the compressed kernels' ``dense_to_compressed``, element-wise pattern pruning): an element is
-the fill only when it is that value exactly. Floats: equal and with the same sign of zero
-(``-0.0`` is not the fill ``+0.0``), and any NaN matches any NaN; complex numbers: real and
-imaginary parts each by the float rule; integers and booleans: equal. So
-``asarray([nan, 1.0], fill_value=nan)`` leaves the nan unspecified and ``asarray([-0.0])``
-keeps the ``-0.0`` as a specified element.
+left unspecified, everywhere: ``asarray`` and the creation functions, conversions from dense, the
+compressed kernels' ``dense_to_compressed`` (CPU and CUDA), ``A[key] = v``, and every computed
+result that prunes its pattern (``multiply``'s intersection, a sparse x dense operation that keeps
+one fill, ``outer``, ``softmax``). An element is the fill only when it has the fill's value
+exactly, bit for bit but for NaN payloads. Floats: equal and with the same sign of zero (``-0.0``
+is not the fill ``+0.0``), and any NaN matches a NaN fill (NumPy's view: a NaN is a NaN, whatever
+its payload or sign bit); complex numbers: real and imaginary parts each by the float rule;
+integers and booleans: equal. So ``asarray([nan, 1.0], fill_value=nan)`` leaves the nan
+unspecified, ``asarray([-0.0])`` keeps the ``-0.0`` as a specified element, and ``outer([-0.0],
+[0.0])`` stores its ``-0.0``. ``signed_zeros=False`` (``-0.0`` equal to ``+0.0``, NumPy's ``==``)
+is for *comparing* values (``argmax`` ties, sorting), never for dropping one.
 """
 
 from __future__ import annotations
@@ -80,10 +84,9 @@ def same_value(xp, a, b, *, signed_zeros=True):
     Floats: ``a == b`` with the same sign of zero, or both NaN; complex: both parts so;
     integers and booleans: ``a == b``. ``b`` may be a Python scalar; arrays broadcast.
 
-    ``signed_zeros=False`` compares ``-0.0`` and ``+0.0`` as equal (NaN still matches NaN): the
-    rule for *comparing* values (``argmax`` ties, sorting) and for pruning the pattern of a
-    *computed* result (``A * B`` with zero fills keeps the intersection although ``0 * -4`` is
-    ``-0.0``; docs/fill_value.md). Data that is stored or left unspecified uses the exact rule.
+    ``signed_zeros=False`` compares ``-0.0`` and ``+0.0`` as equal (NaN still matches NaN), as
+    NumPy's ``==`` does: the rule for *comparing* values (``argmax`` ties, sorting), never for
+    deciding that an element may be left unspecified (docs/fill_value.md).
 
     >>> import array_api_compat.numpy as xp
     >>> same_value(xp, xp.asarray([0.0, -0.0, float("nan"), 1.0]), xp.asarray(0.0)).tolist()

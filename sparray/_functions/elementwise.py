@@ -284,9 +284,9 @@ def _sparse_dense(name, A, other, call, f, sparse_first):
     fill_field = _result_fill(xp, lambda: call(fill_of, D_rows), values.dtype, A)
     fill_field = xp.broadcast_to(fill_field, D_rows.shape)
     first = fill_field[0, ...] if npos else None
-    if npos and bool(xp.all(same_value(xp, fill_field, xp.broadcast_to(first, fill_field.shape), signed_zeros=False))):
+    if npos and bool(xp.all(same_value(xp, fill_field, xp.broadcast_to(first, fill_field.shape)))):  # the fill rule
         fill = as_fill_array(xp, first, values.dtype)
-        if fill.ndim and math.prod(fill.shape) and bool(xp.all(same_value(xp, fill, xp.reshape(fill, (-1,))[0], signed_zeros=False))):
+        if fill.ndim and math.prod(fill.shape) and bool(xp.all(same_value(xp, fill, xp.reshape(fill, (-1,))[0]))):
             fill = xp.reshape(fill, (-1,))[0]
         return A._replace_values(values, fill)
     dense = A.to_dense()
@@ -307,7 +307,7 @@ def _one_side_droppable(xp, f, values_flat, other_fill_row, out_fill_row, other_
     with warnings.catch_warnings():  # a probe, not the user's computation: its 0 * inf warns nobody
         warnings.simplefilter("ignore", RuntimeWarning)
         res = f(other_fill_row, values_flat) if other_first else f(values_flat, other_fill_row)
-    verdict = xp.all(same_value(xp, res, out_fill_row, signed_zeros=False))  # pruning: docs/fill_value.md
+    verdict = xp.all(same_value(xp, res, out_fill_row))  # the fill rule, sign of zero included: docs/fill_value.md
     return verdict if on_device else bool(verdict)
 
 
