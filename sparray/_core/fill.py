@@ -28,7 +28,7 @@ from .dtypes import dtype_name
 from .namespace import is_array
 from ..kernels._kept import KeptPerArray
 
-__all__ = ["normalize_fill", "same_value", "fill_is_zero", "as_fill_array"]
+__all__ = ["normalize_fill", "same_value", "fill_is_zero", "as_fill_array", "sum_zero"]
 
 _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 
@@ -113,6 +113,29 @@ def _same_float(xp, a, b, signed_zeros):
     """Real floats: equal (with the same sign, which only a zero can differ in), or both NaN."""
     eq = (a == b) & (xp.signbit(a) == xp.signbit(b)) if signed_zeros else a == b
     return eq | (xp.isnan(a) & xp.isnan(b))
+
+
+def sum_zero(xp, x, *, in_place=False):
+    """``x`` with every ``-0.0`` of a floating (real or complex) array turned into ``+0.0``, every
+    other value (NaN included) keeping its bits; integers and booleans as they are.
+
+    The sign of zero a *sum* has in NumPy: its sums start from ``+0.0`` (``np.sum([-0.0])``,
+    ``np.full((1, 1), -0.0) @ np.ones((1, 1))`` and ``np.mean`` give ``+0.0``), while sparray's
+    kernels add from the first term (``-0.0 + -0.0`` is ``-0.0``). Applied to the results of
+    ``sum``, ``mean`` (and ``vecdot``, which sums) and to matrix products' sums, so they read as
+    NumPy's, sign of zero included; one pass over the result (``x + 0.0``), never over the input.
+    ``in_place=True`` writes into ``x`` (a result the caller just made): no second buffer.
+
+    >>> import array_api_compat.numpy as xp
+    >>> sum_zero(xp, xp.asarray([-0.0, 0.0, -2.0, float("nan")])).tolist()
+    [0.0, 0.0, -2.0, nan]
+    """
+    if not xp.isdtype(x.dtype, ("real floating", "complex floating")):
+        return x
+    if in_place:
+        x += 0.0
+        return x
+    return x + 0.0
 
 
 def fill_is_zero(xp, fill) -> bool:
