@@ -125,14 +125,13 @@ def test_fill_varying_along_the_dense_part(layout, log, place):
     follows its own fill's rule, and slices without a finite maximum are nan at their positions."""
     rng = np.random.default_rng(7)
     fill = np.array([-math.inf, math.nan, 1.5, 0.0])
-    shape = (1, 6, 4) if layout == "bsr" else (5, 6, 4)  # BSR holds no dense dims: one slice of a batch
+    shape = (5, 6, 4)
     D = rng.standard_normal(shape)
     mask = rng.random(shape[:-1]) < 0.5  # unspecified positions: the fill vector
     D[mask] = fill
     D[..., 0][rng.random(shape[:-1]) < 0.2] = -math.inf
     D[0, :, 0] = -math.inf  # a slice (along axis 1) with no finite value at the -inf position
-    if shape[0] > 1:
-        D[1, 2, 3] = math.nan  # a nan in another slice
+    D[1, 2, 3] = math.nan  # a nan in another slice
     kw = {"sparse_ndim": 2}
     A = sp.asarray(D, fill_value=fill, **kw)
     if layout != "coo":

@@ -11,7 +11,9 @@ Semantics (API.md section 2, RFC points 8-9), for every function ``f`` in the ta
   ``f(A.fill_value, B.fill_value)``. The merged pattern is the union, except for the
   "annihilating" functions (multiply, and/or) where one side's unspecified elements make the
   result equal to the output fill whatever the other side holds: then the intersection (or the
-  other side's pattern). That is decided on the actual values, so ``0 * inf`` still gives nan.
+  other side's pattern). That is decided on the actual values by the fill rule
+  (``_core.fill.same_value``, bit for bit), so ``0 * inf`` still gives nan and ``0 * -4`` a
+  stored ``-0.0``.
 - ``f(A, s)`` with a Python scalar or a 0-d array: like a unary function.
 - A fill that cannot be computed (an integer to a negative power: ``x ** B`` with B's fill -2)
   raises only when some element of the result is unspecified and would take it, as NumPy raises
@@ -22,9 +24,9 @@ Semantics (API.md section 2, RFC points 8-9), for every function ``f`` in the ta
 - ``f(A, D)`` with a dense array: when ``D`` varies only along A's dense dims the result is
   sparse with A's positions and a dense-part fill. When ``D`` varies along sparse dims, the
   unspecified elements become ``f(fill, D)``: if that is one value, the result is sparse with
-  A's positions and that fill (so ``A * D`` with a zero fill and finite D stays sparse);
-  otherwise the result is a dense array of D's namespace (``A + D`` is dense in fact, as in
-  PyTorch).
+  A's positions and that fill, by the fill rule (so ``A * D`` with a zero fill and a finite
+  non-negative D stays sparse); otherwise the result is a dense array of D's namespace (``A + D``
+  is dense in fact, as in PyTorch, and so is ``A * D`` where ``0 * D`` mixes +0.0 and -0.0).
 
 >>> import sparray
 >>> A = sparray.asarray([0.0, 2.0, 0.0], fill_value=0.0)
