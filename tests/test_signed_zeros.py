@@ -85,7 +85,7 @@ def _host_fill(A):
 
 
 def _sparse(D, case, fill, place="cpu"):
-    shape, s, layout, block = CASES[case]
+    _, s, layout, block = CASES[case]
     kw = {"blocksize": block} if block else {}
     if s is not None:
         kw["sparse_ndim"] = s

@@ -82,7 +82,7 @@ def _host(v):
 
 
 def _sparse(D, case, fill):
-    shape, s, layout, block = CASES[case]
+    _, s, layout, block = CASES[case]
     kw = {"blocksize": block} if block else {}
     if s is not None:
         kw["sparse_ndim"] = s

@@ -35,7 +35,6 @@ does); complex input is a TypeError.
 
 from __future__ import annotations
 
-import math
 import operator
 
 import numpy as np
