@@ -37,14 +37,18 @@ def math_ok(a, b):
 
 
 def test_outer_pattern_is_minimal_for_zero_fills():
-    """Zero fills and finite values: only the |S1| * |S2| products are stored; a non-zero fill on one
-    side adds the rows (columns) whose products with it differ from the fill."""
+    """Zero fills and finite non-negative values: only the |S1| * |S2| products are stored; a
+    negative value adds its column (0 * -1 is -0.0, not the fill +0.0: NumPy's bits); a non-zero
+    fill on one side adds the rows (columns) whose products with it differ from the fill."""
     u = sparray.COO([[1, 4]], [2.0, 3.0], shape=(6,))
+    assert L.outer(u, sparray.COO([[0, 2, 3]], [1.0, 4.0, 5.0], shape=(4,))).nse == 6
     v = sparray.COO([[0, 2, 3]], [1.0, -1.0, 5.0], shape=(4,))
-    assert L.outer(u, v).nse == 6
+    R = L.outer(u, v)
+    assert R.nse == 6 + 6 - 2  # column 2 in full
+    assert np.array_equal(np.signbit(dense(R)), np.signbit(np.outer(dense(u), dense(v))))
     v1 = sparray.COO([[0, 2, 3]], [1.0, -1.0, 5.0], shape=(4,), fill_value=1.0)  # rows 1, 4 become full
     R = L.outer(u, v1)
-    assert R.nse == 2 * 4 and float(R.fill_value) == 0.0
+    assert R.nse == 2 * 4 + 6 - 2 and float(R.fill_value) == 0.0  # and v1's -1.0 column (u's fill 0 times -1)
     assert_matches_dense(R, np.outer(dense(u), dense(v1)))
     assert L.outer(u, np.arange(4.0)).nse == 2 * 4  # sparse x finite dense: sparse, rows of u only
     assert not is_sparse(L.outer(v1, np.arange(3.0)))  # a non-zero fill times a varying vector: dense

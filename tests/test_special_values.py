@@ -93,15 +93,18 @@ def test_asarray_warns_when_most_entries_are_zeros_kept_for_their_sign():
         assert H.nse == 1
 
 
-def test_computed_patterns_compare_up_to_the_sign_of_zero():
-    """Pruning a computed result compares -0.0 and +0.0 as equal: zero-fill multiply keeps the
-    intersection (0 * -4 is -0.0, read back as the fill +0.0), a sparse x dense product stays
-    sparse; stored data keeps its sign (the first test)."""
+def test_computed_patterns_keep_the_sign_of_zero():
+    """Pruning a computed result follows the fill rule too: a zero-fill product whose one-sided
+    positions hold -0.0 (0 * -4) keeps them, a sparse x dense product whose unspecified elements
+    mix +0.0 and -0.0 is dense in fact (tests/test_signed_zeros.py has every layout and device)."""
     a, b = np.array([1.0, -2.0, 0.0, 0.0]), np.array([0.0, 3.0, -4.0, 0.0])
     R = sparray.asarray(a) * sparray.asarray(b)
-    assert R.nse == 1
-    np.testing.assert_array_equal(R.to_dense(), a * b)  # equal values; the sign of the third zero differs
-    assert isinstance(sparray.asarray(a) * np.array([0.0, 3.0, -4.0, 1.0]), sparray.COO)
+    same_bits(R.to_dense(), a * b)  # [0.0, -6.0, -0.0, 0.0]
+    P = sparray.asarray(np.abs(a)) * sparray.asarray(np.abs(b))  # no sign to keep: the intersection
+    assert P.nse == 1
+    D = np.array([0.0, 3.0, -4.0, 1.0])
+    same_bits(np.asarray(sparray.asarray(a) * D), a * D)
+    assert isinstance(sparray.asarray(a) * np.abs(D), sparray.COO)  # 0 * |D| is +0.0 everywhere: sparse
     S = sparray.asarray([-0.0, 2.0]) * sparray.asarray([5.0, 0.0])  # a stored -0.0 times 5 is stored
     same_bits(S.to_dense(), [-0.0, 0.0])
 

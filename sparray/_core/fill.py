@@ -5,13 +5,17 @@ array of the components' namespace with the array's dtype, either 0-d or shaped 
 dense part ``shape[ndim - dense_ndim:]``.
 
 "The same value as the fill" (``same_value``) is the one rule that decides which elements are
-left unspecified, everywhere (``asarray`` and the creation functions, conversions from dense,
-the compressed kernels' ``dense_to_compressed``, element-wise pattern pruning): an element is
-the fill only when it is that value exactly. Floats: equal and with the same sign of zero
-(``-0.0`` is not the fill ``+0.0``), and any NaN matches any NaN; complex numbers: real and
-imaginary parts each by the float rule; integers and booleans: equal. So
-``asarray([nan, 1.0], fill_value=nan)`` leaves the nan unspecified and ``asarray([-0.0])``
-keeps the ``-0.0`` as a specified element.
+left unspecified, everywhere: ``asarray`` and the creation functions, conversions from dense, the
+compressed kernels' ``dense_to_compressed`` (CPU and CUDA), ``A[key] = v``, and every computed
+result that prunes its pattern (``multiply``'s intersection, a sparse x dense operation that keeps
+one fill, ``outer``, ``softmax``). An element is the fill only when it has the fill's value
+exactly, bit for bit but for NaN payloads. Floats: equal and with the same sign of zero (``-0.0``
+is not the fill ``+0.0``), and any NaN matches a NaN fill (NumPy's view: a NaN is a NaN, whatever
+its payload or sign bit); complex numbers: real and imaginary parts each by the float rule;
+integers and booleans: equal. So ``asarray([nan, 1.0], fill_value=nan)`` leaves the nan
+unspecified, ``asarray([-0.0])`` keeps the ``-0.0`` as a specified element, and ``outer([-0.0],
+[0.0])`` stores its ``-0.0``. ``signed_zeros=False`` (``-0.0`` equal to ``+0.0``, NumPy's ``==``)
+is for *comparing* values (``argmax`` ties, sorting), never for dropping one.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from .dtypes import dtype_name
 from .namespace import is_array
 from ..kernels._kept import KeptPerArray
 
-__all__ = ["normalize_fill", "same_value", "fill_is_zero", "as_fill_array"]
+__all__ = ["normalize_fill", "same_value", "fill_is_zero", "as_fill_array", "sum_zero"]
 
 _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 
@@ -80,10 +84,9 @@ def same_value(xp, a, b, *, signed_zeros=True):
     Floats: ``a == b`` with the same sign of zero, or both NaN; complex: both parts so;
     integers and booleans: ``a == b``. ``b`` may be a Python scalar; arrays broadcast.
 
-    ``signed_zeros=False`` compares ``-0.0`` and ``+0.0`` as equal (NaN still matches NaN): the
-    rule for *comparing* values (``argmax`` ties, sorting) and for pruning the pattern of a
-    *computed* result (``A * B`` with zero fills keeps the intersection although ``0 * -4`` is
-    ``-0.0``; docs/fill_value.md). Data that is stored or left unspecified uses the exact rule.
+    ``signed_zeros=False`` compares ``-0.0`` and ``+0.0`` as equal (NaN still matches NaN), as
+    NumPy's ``==`` does: the rule for *comparing* values (``argmax`` ties, sorting), never for
+    deciding that an element may be left unspecified (docs/fill_value.md).
 
     >>> import array_api_compat.numpy as xp
     >>> same_value(xp, xp.asarray([0.0, -0.0, float("nan"), 1.0]), xp.asarray(0.0)).tolist()
@@ -110,6 +113,29 @@ def _same_float(xp, a, b, signed_zeros):
     """Real floats: equal (with the same sign, which only a zero can differ in), or both NaN."""
     eq = (a == b) & (xp.signbit(a) == xp.signbit(b)) if signed_zeros else a == b
     return eq | (xp.isnan(a) & xp.isnan(b))
+
+
+def sum_zero(xp, x, *, in_place=False):
+    """``x`` with every ``-0.0`` of a floating (real or complex) array turned into ``+0.0``, every
+    other value (NaN included) keeping its bits; integers and booleans as they are.
+
+    The sign of zero a *sum* has in NumPy: its sums start from ``+0.0`` (``np.sum([-0.0])``,
+    ``np.full((1, 1), -0.0) @ np.ones((1, 1))`` and ``np.mean`` give ``+0.0``), while sparray's
+    kernels add from the first term (``-0.0 + -0.0`` is ``-0.0``). Applied to the results of
+    ``sum``, ``mean`` (and ``vecdot``, which sums) and to matrix products' sums, so they read as
+    NumPy's, sign of zero included; one pass over the result (``x + 0.0``), never over the input.
+    ``in_place=True`` writes into ``x`` (a result the caller just made): no second buffer.
+
+    >>> import array_api_compat.numpy as xp
+    >>> sum_zero(xp, xp.asarray([-0.0, 0.0, -2.0, float("nan")])).tolist()
+    [0.0, 0.0, -2.0, nan]
+    """
+    if not xp.isdtype(x.dtype, ("real floating", "complex floating")):
+        return x
+    if in_place:
+        x += 0.0
+        return x
+    return x + 0.0
 
 
 def fill_is_zero(xp, fill) -> bool:

@@ -40,8 +40,11 @@ def _finish(xp, y, was_vector, report_finite=False):
 
 
 def _sum_rows(xp, keys, contributions, nrows):
-    """Per-row sums of ``contributions`` (n, w) grouped by ``keys``: a dense (nrows, w) array."""
-    return scatter_sum_generic(xp, xp.astype(keys, xp.int64), contributions, nrows)
+    """Per-row sums of ``contributions`` (n, w) grouped by ``keys``: a dense (nrows, w) array, its
+    zero sums +0.0 as NumPy's products give them (``_core.fill.sum_zero``)."""
+    from .._core.fill import sum_zero
+
+    return sum_zero(xp, scatter_sum_generic(xp, xp.astype(keys, xp.int64), contributions, nrows))
 
 
 @register("matmul_dense", "csr", "generic")

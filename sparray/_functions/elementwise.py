@@ -11,7 +11,9 @@ Semantics (API.md section 2, RFC points 8-9), for every function ``f`` in the ta
   ``f(A.fill_value, B.fill_value)``. The merged pattern is the union, except for the
   "annihilating" functions (multiply, and/or) where one side's unspecified elements make the
   result equal to the output fill whatever the other side holds: then the intersection (or the
-  other side's pattern). That is decided on the actual values, so ``0 * inf`` still gives nan.
+  other side's pattern). That is decided on the actual values by the fill rule
+  (``_core.fill.same_value``, bit for bit), so ``0 * inf`` still gives nan and ``0 * -4`` a
+  stored ``-0.0``.
 - ``f(A, s)`` with a Python scalar or a 0-d array: like a unary function.
 - A fill that cannot be computed (an integer to a negative power: ``x ** B`` with B's fill -2)
   raises only when some element of the result is unspecified and would take it, as NumPy raises
@@ -22,9 +24,9 @@ Semantics (API.md section 2, RFC points 8-9), for every function ``f`` in the ta
 - ``f(A, D)`` with a dense array: when ``D`` varies only along A's dense dims the result is
   sparse with A's positions and a dense-part fill. When ``D`` varies along sparse dims, the
   unspecified elements become ``f(fill, D)``: if that is one value, the result is sparse with
-  A's positions and that fill (so ``A * D`` with a zero fill and finite D stays sparse);
-  otherwise the result is a dense array of D's namespace (``A + D`` is dense in fact, as in
-  PyTorch).
+  A's positions and that fill, by the fill rule (so ``A * D`` with a zero fill and a finite
+  non-negative D stays sparse); otherwise the result is a dense array of D's namespace (``A + D``
+  is dense in fact, as in PyTorch, and so is ``A * D`` where ``0 * D`` mixes +0.0 and -0.0).
 
 >>> import sparray
 >>> A = sparray.asarray([0.0, 2.0, 0.0], fill_value=0.0)
@@ -284,9 +286,9 @@ def _sparse_dense(name, A, other, call, f, sparse_first):
     fill_field = _result_fill(xp, lambda: call(fill_of, D_rows), values.dtype, A)
     fill_field = xp.broadcast_to(fill_field, D_rows.shape)
     first = fill_field[0, ...] if npos else None
-    if npos and bool(xp.all(same_value(xp, fill_field, xp.broadcast_to(first, fill_field.shape), signed_zeros=False))):
+    if npos and bool(xp.all(same_value(xp, fill_field, xp.broadcast_to(first, fill_field.shape)))):  # the fill rule
         fill = as_fill_array(xp, first, values.dtype)
-        if fill.ndim and math.prod(fill.shape) and bool(xp.all(same_value(xp, fill, xp.reshape(fill, (-1,))[0], signed_zeros=False))):
+        if fill.ndim and math.prod(fill.shape) and bool(xp.all(same_value(xp, fill, xp.reshape(fill, (-1,))[0]))):
             fill = xp.reshape(fill, (-1,))[0]
         return A._replace_values(values, fill)
     dense = A.to_dense()
@@ -307,7 +309,7 @@ def _one_side_droppable(xp, f, values_flat, other_fill_row, out_fill_row, other_
     with warnings.catch_warnings():  # a probe, not the user's computation: its 0 * inf warns nobody
         warnings.simplefilter("ignore", RuntimeWarning)
         res = f(other_fill_row, values_flat) if other_first else f(values_flat, other_fill_row)
-    verdict = xp.all(same_value(xp, res, out_fill_row, signed_zeros=False))  # pruning: docs/fill_value.md
+    verdict = xp.all(same_value(xp, res, out_fill_row))  # the fill rule, sign of zero included: docs/fill_value.md
     return verdict if on_device else bool(verdict)
 
 

@@ -33,7 +33,7 @@ from .._engine import dispatch as _dispatch
 from .._products import lean as _lean
 from .._array.base import SparseArray
 from .._layout.conversion import match_layout
-from .._core.fill import array_fill_is_zero
+from .._core.fill import array_fill_is_zero, sum_zero
 from .._core.keys import linear_keys, unravel
 from .._core.namespace import namespace_of
 from .reductions_compressed import keeps_all_groups, reduce_all_groups
@@ -254,6 +254,8 @@ def _reduce(x, axis, keepdims, kind, dtype=None, correction=0.0):
 
     if kind in ("mean", "var", "std", "sum", "prod") and result.dtype != out_dt:
         result, empty_result = xp.astype(result, out_dt), xp.astype(empty_result, out_dt)
+    if kind in ("sum", "mean"):  # NumPy's sums start from +0.0: a zero sum reads +0.0
+        result, empty_result = sum_zero(xp, result), sum_zero(xp, empty_result)
     return src.output(xp, keys, result, empty_result, keepdims)
 
 

@@ -116,6 +116,9 @@ def sum_few_major(xp, X, keepdims):
         while len(rows) > 1:
             rows = [rows[i] + rows[i + 1] if i + 1 < len(rows) else rows[i] for i in range(0, len(rows), 2)]
     (R,) = rows
+    from .._core.fill import sum_zero
+
+    R = R._replace_values(sum_zero(xp, R._values), sum_zero(xp, R._fill))  # a zero sum is +0.0, as NumPy's
     if keepdims:
         return R
     indices = xp.reshape(R._pidx, (1, R.nse))

@@ -406,6 +406,7 @@ def sum_axis(A, axis):
         except ValueError:
             return _invalid(A)
         kept = st.nminor
+    np.add(sums, 0.0, out=sums)  # a zero sum is +0.0, as NumPy's (``_core.fill.sum_zero``, in place)
     indices = keys.astype(st.ptr.dtype).reshape(1, keys.shape[0])
     return _coo_class()._from_parts(A._xp, indices, sums, (kept,), np.zeros((), st.dtype), coalesced=True)
 

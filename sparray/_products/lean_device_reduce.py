@@ -58,6 +58,8 @@ def reduce_axis(A, kind, axis):
     if not st:
         return None
     acc = st.launch()
+    if kind == "sum":  # a zero sum is +0.0, as NumPy's (``_core.fill.sum_zero``; no wait)
+        acc = acc + 0.0
     if axis is None:  # every axis: a 0-d array (the public function wraps it by the namespace rule)
         if st.missing:  # some element is unspecified: it meets the zero fill
             acc = (st.drv.xp.maximum if kind == "max" else st.drv.xp.minimum)(acc, st.fill)

@@ -9,9 +9,13 @@ equal to the fill ``f``: with ``m = max(v, f)`` and ``Z = sum exp(v - m) + u * e
 result is ``exp(v - m) / Z`` at specified elements and ``exp(f - m) / Z`` at unspecified ones.
 
 - ``f = -inf`` (PyTorch's assumption in ``torch.sparse.softmax``): unspecified elements add
-  nothing and the result keeps the pattern with fill 0 (``log_softmax``: fill -inf). A slice
-  with no specified element has no softmax (dense NumPy gives ``0/0 = nan``); like PyTorch,
-  sparray leaves it unspecified (0, or -inf for ``log_softmax``).
+  nothing and the result keeps the pattern with fill 0 (``log_softmax``: fill -inf), as long as
+  the slice holds a finite maximum. A slice with no finite maximum (every element -inf, counting
+  the unspecified ones, so every slice with no specified element; or a slice holding a nan or
+  +inf) is nan throughout, as NumPy's ``exp(x - max) / sum(exp(x - max))`` gives it (``-inf -
+  -inf`` is nan): its unspecified elements are stored as nan (the whole slice; a
+  ``SparrayPerformanceWarning`` says so when they are most of a large result), or, when every
+  slice is such a slice, the result's fill is nan. PyTorch leaves those slices 0.
 - ``f = nan`` or ``+inf``: every slice with an unspecified element is nan, the fill of the result.
 - a finite ``f`` and one slice (``axis`` is the only non-dense dim longer than 1, as in the
   RFC's hybrid example): the unspecified value ``exp(f - m) / Z`` is one per dense position, so
@@ -31,7 +35,6 @@ does); complex input is a TypeError.
 
 from __future__ import annotations
 
-import math
 import operator
 
 import numpy as np
@@ -107,24 +110,6 @@ def _along_dense(xp, x, d, log):
     return A._replace_values(values, fill)
 
 
-def _specified_mask(xp, x):
-    """A dense boolean array of ``x``'s shape: True at specified elements (whole dense parts)."""
-    from .._core.keys import linear_keys
-
-    A = x.to_layout("coo")
-    index_shape = A.shape[: A.sparse_ndim]
-    n = math.prod(index_shape)
-    if A.nse == 0 or n == 0:
-        flat = xp.zeros((n,), dtype=xp.bool)
-    else:  # membership of every position in the sorted keys (no scatter: any array-API namespace)
-        keys = xp.sort(linear_keys(xp, A._indices, index_shape))
-        positions = xp.arange(n, dtype=xp.int64)
-        at = xp.clip(xp.searchsorted(keys, positions), 0, keys.shape[0] - 1)
-        flat = xp.take(keys, at) == positions
-    mask = xp.reshape(flat, index_shape + (1,) * A.dense_ndim)
-    return xp.broadcast_to(mask, A.shape)
-
-
 def _one_slice(x, axis) -> bool:
     """Whether ``axis`` is the only non-dense dim longer than 1 (every other one has size 1)."""
     return all(x.shape[d] == 1 for d in range(x.ndim - x.dense_ndim) if d != axis)
@@ -135,8 +120,7 @@ def _one_slice_softmax(xp, x, axis, fill_dense, log):
     becomes ``exp(f - m) / Z`` per dense position (RFC point 5's hybrid example), with ``m`` the
     slice's max over its values and, when any position is unspecified, the fill, and ``Z`` the sum
     of ``exp(v - m)`` plus ``exp(f - m)`` per unspecified position: NumPy's formula on the dense
-    slice. A dense position whose fill is -inf keeps the rule of the module docstring (fill 0, or
-    -inf for ``log_softmax``, even in an empty slice)."""
+    slice, for every fill (a -inf fill in a slice with no finite maximum gives nan, as NumPy)."""
     A = x.to_layout("coo").coalesce()
     unspecified = A.shape[axis] - A.nse  # one slice: every entry is its own position along axis
     vals = A._values
@@ -155,8 +139,6 @@ def _one_slice_softmax(xp, x, axis, fill_dense, log):
             values, fill = shifted - xp.log(z), fshift - xp.log(z)
         else:
             values, fill = xp.exp(shifted) / z, xp.exp(fshift) / z
-    minus_inf = f == -xp.inf
-    fill = xp.where(minus_inf, xp.full_like(fill, -xp.inf if log else 0.0), fill)
     out = A._replace_values(values, xp.reshape(fill, A.dense_shape))
     return match_layout(out, x)
 
@@ -168,12 +150,7 @@ def _along_sparse(xp, x, axis, log):
     if bool(xp.any(xp.isfinite(fill_dense))):
         if _one_slice(x, axis):  # one slice per dense position: its unspecified values are uniform
             return _one_slice_softmax(xp, x, axis, fill_dense, log)
-        out = _dense_softmax(xp, x.to_dense(), axis, log)  # they differ per slice: dense result
-        minus_inf = fill_dense == -xp.inf
-        if bool(xp.any(minus_inf)):  # dense positions with fill -inf keep their rule (module docstring)
-            unspecified_minus_inf = xp.logical_and(xp.logical_not(_specified_mask(xp, x)), minus_inf)
-            out = xp.where(unspecified_minus_inf, xp.asarray(-xp.inf if log else 0.0, dtype=out.dtype), out)
-        return out
+        return _dense_softmax(xp, x.to_dense(), axis, log)  # they differ per slice: dense result
     A = x.to_layout("coo").coalesce()
     A._check_contents()
     n = A.shape[axis]
@@ -183,13 +160,15 @@ def _along_sparse(xp, x, axis, log):
         m *= s
     vals = xp.reshape(A._values, (nse, m))
     f = xp.reshape(fill_dense, (1, m))
+    minus_inf = f == -xp.inf
     if log:
-        out_fill = xp.where(f == -xp.inf, f, xp.full_like(f, xp.nan))
+        out_fill = xp.where(minus_inf, f, xp.full_like(f, xp.nan))
     else:
-        out_fill = xp.where(f == -xp.inf, xp.zeros_like(f), xp.full_like(f, xp.nan))
-    out_fill = xp.reshape(out_fill, A.dense_shape)
-    if nse == 0:
-        return match_layout(A._replace_values(A._values, out_fill), x)
+        out_fill = xp.where(minus_inf, xp.zeros_like(f), xp.full_like(f, xp.nan))
+    if nse == 0 or n == 0:  # every slice (if any element) is unspecified: all -inf gives nan, as NumPy
+        if n:
+            out_fill = xp.full_like(out_fill, xp.nan)
+        return match_layout(A._replace_values(A._values, xp.reshape(out_fill, A.dense_shape)), x)
     groups = _Groups(xp, A, [axis])
     ukeys, vmax, counts = _dispatch.call("group_reduce", "coo", xp, groups.keys, vals, groups.nkeys, "max", work=nse)
     g = xp.searchsorted(ukeys, xp.astype(groups.keys, ukeys.dtype))
@@ -202,5 +181,90 @@ def _along_sparse(xp, x, axis, log):
         _, s, _ = _dispatch.call("group_reduce", "coo", xp, groups.keys, e, groups.nkeys, "sum", work=nse)
         z = s + xp.where(has_unspec, unspec * xp.exp(f - mg), xp.zeros_like(s))
         out = shifted - xp.take(xp.log(z), g, axis=0) if log else e / xp.take(z, g, axis=0)
-    values = xp.reshape(out, A._values.shape)
-    return match_layout(A._replace_values(values, out_fill), x)
+    # a slice with an unspecified -inf and no finite maximum is nan throughout (its values already are)
+    nan_slices = has_unspec & minus_inf & xp.logical_not(xp.isfinite(mg))
+    out = xp.reshape(out, A._values.shape)
+    return match_layout(_with_nan_slices(xp, A, axis, groups, ukeys, nan_slices, out, out_fill, minus_inf), x)
+
+
+NAN_SLICES_WARNING = 1024  # unspecified elements stored as nan, past which softmax warns
+
+
+def _with_nan_slices(xp, A, axis, groups, ukeys, nan_slices, values, out_fill, minus_inf):
+    """The result COO (``A``'s pattern, ``values``, fill ``out_fill`` (1, m)) with the unspecified
+    elements of every slice that NumPy gives nan stored as nan: the slices whose (G, m) row of
+    ``nan_slices`` (present slices, keys ``ukeys``) holds True at some dense position, and, where
+    the fill is -inf at some position, every slice with no specified element. Where every slice is
+    nan at a dense position the fill becomes nan there instead and nothing is stored for it."""
+    from .._array.coo import COO
+    from .._core.keys import index_dtype_for, linear_keys, unravel
+
+    nlines = groups.nkeys
+    n_present = ukeys.shape[0]
+    n_empty = nlines - n_present
+    empty_nan = minus_inf  # (1, m): an empty slice is all -inf where the fill is -inf
+    count = xp.sum(xp.astype(nan_slices, xp.int64), axis=0, keepdims=True) + n_empty * xp.astype(empty_nan, xp.int64)
+    everywhere = count == nlines
+    fill = xp.where(everywhere, xp.full_like(out_fill, xp.nan), out_fill)
+    need = nan_slices & xp.logical_not(everywhere)
+    need_empty = n_empty > 0 and bool(xp.any(empty_nan & xp.logical_not(everywhere)))
+    present = xp.any(need, axis=1)
+    fill_out = xp.reshape(fill, A.dense_shape)
+    if not (need_empty or bool(xp.any(present))):
+        return A._replace_values(values, fill_out)
+    keys = xp.astype(ukeys[present], xp.int64)
+    rows = need[present]
+    if need_empty:
+        every = xp.arange(nlines, dtype=xp.int64)
+        at = xp.clip(xp.searchsorted(xp.astype(ukeys, xp.int64), every), 0, max(n_present - 1, 0))
+        empty = every[xp.take(xp.astype(ukeys, xp.int64), at) != every] if n_present else every
+        keys = xp.concat([keys, empty])
+        rows = xp.concat([rows, xp.broadcast_to(empty_nan & xp.logical_not(everywhere), (empty.shape[0], rows.shape[1]))])
+    n = A.shape[axis]
+    k = keys.shape[0]
+    s = A.sparse_ndim
+    kept = [d for d in range(s) if d != axis]
+    kept_idx = unravel(xp, keys, tuple(A.shape[d] for d in kept), xp.int64) if kept else None
+    along = xp.reshape(xp.broadcast_to(xp.arange(n, dtype=xp.int64)[None, :], (k, n)), (k * n,))
+    index_rows = []
+    for d in range(s):
+        if d == axis:
+            index_rows.append(along)
+        else:
+            r = kept_idx[kept.index(d), :]
+            index_rows.append(xp.reshape(xp.broadcast_to(r[:, None], (k, n)), (k * n,)))
+    sparse_shape = A.shape[:s]
+    full = xp.stack(index_rows)
+    full_keys = linear_keys(xp, full, sparse_shape)
+    old_keys = linear_keys(xp, xp.astype(A._indices, xp.int64), sparse_shape)  # sorted: A is coalesced
+    slot = xp.clip(xp.searchsorted(old_keys, full_keys), 0, old_keys.shape[0] - 1)
+    new = xp.take(old_keys, slot) != full_keys
+    m = rows.shape[1]
+    new_rows = xp.reshape(xp.broadcast_to(rows[:, None, :], (k, n, m)), (k * n, m))[new]
+    new_vals = xp.where(new_rows, xp.full_like(new_rows, xp.nan, dtype=values.dtype),
+                        xp.broadcast_to(xp.astype(fill, values.dtype), new_rows.shape))
+    new_keys = full_keys[new]
+    _warn_nan_slices(k, new_keys.shape[0], A.nse)
+    all_keys = xp.concat([old_keys, new_keys])
+    order = xp.argsort(all_keys)
+    all_keys = xp.take(all_keys, order)
+    flat = xp.concat([xp.reshape(values, (A.nse, m)), new_vals])
+    all_vals = xp.reshape(xp.take(flat, order, axis=0), (all_keys.shape[0], *A.dense_shape))
+    idt = index_dtype_for(xp, sparse_shape, all_keys.shape[0], A._indices)
+    return COO._from_parts(xp, unravel(xp, all_keys, sparse_shape, idt), all_vals, A.shape, fill_out, coalesced=True)
+
+
+def _warn_nan_slices(k, added, nse):
+    if added >= NAN_SLICES_WARNING and added > nse:
+        import warnings
+
+        from .._engine.dispatch import SparrayPerformanceWarning
+
+        warnings.warn(
+            f"softmax: {k} slices have no finite maximum (every element -inf, or a nan or +inf among them), so "
+            f"NumPy's softmax is nan throughout them; their {added} unspecified elements are stored as nan "
+            "(torch.sparse.softmax leaves them 0: give each slice a finite entry, or drop the empty slices, to keep "
+            "the result's pattern)",
+            SparrayPerformanceWarning,
+            stacklevel=4,
+        )

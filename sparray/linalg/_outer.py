@@ -10,10 +10,14 @@ where the product may differ from it:
   column ``j`` of a ``j`` in S2 whose ``a * x2[j]`` differs from it (with zero fills and finite
   values there is none: the result has ``|S1| * |S2|`` entries).
 
-"Differs" is decided on the values, nan-aware, so ``0 * inf`` still shows up as nan exactly where
-the dense product has it. With one dense vector ``y`` the unspecified rows (columns) of the
-sparse side hold ``a * y[j]``: when that is one value for every ``j`` (zero fill, finite ``y``)
-the result is sparse with ``|S1| * M`` entries and that fill, otherwise a dense array.
+"Differs" is the fill rule (``sparray._core.fill.same_value``): bit for bit, NaN matching NaN.
+So ``0 * inf`` shows up as nan exactly where the dense product has it, and so does the sign of a
+zero: with zero fills a negative ``x1[i]`` (or a ``-0.0``) makes row ``i`` hold ``-0.0`` at every
+unspecified column, as NumPy's ``outer`` does, and the whole row is stored (M entries; a
+``SparrayPerformanceWarning`` says so when such rows and columns are most of a large result).
+With one dense vector ``y`` the unspecified rows (columns) of the sparse side hold ``a * y[j]``:
+when that is one value for every ``j`` (zero fill, finite ``y`` without negative values or
+``-0.0``) the result is sparse with ``|S1| * M`` entries and that fill, otherwise a dense array.
 
 ``cross(x1, x2, axis=-1)`` is composed of the element-wise functions on the three components along
 ``axis`` (``x1[..., 1] * x2[..., 2] - x1[..., 2] * x2[..., 1]``, ...), so it is exact for any fill
@@ -102,8 +106,11 @@ def _outer_sparse(xp, A, B):
     p, u, a = xp.astype(A._indices[0, :], xp.int64), A._values, A._fill
     q, w, b = xp.astype(B._indices[0, :], xp.int64), B._values, B._fill
     fill = a * b
-    full_rows = p[~same_value(xp, u * b, fill, signed_zeros=False)]  # rows whose unspecified columns differ from the fill
-    full_cols = q[~same_value(xp, a * w, fill, signed_zeros=False)]
+    ub, aw = u * b, a * w  # the value of row i's unspecified columns, of column j's unspecified rows
+    row_diff, col_diff = ~same_value(xp, ub, fill), ~same_value(xp, aw, fill)
+    full_rows = p[row_diff]  # rows whose unspecified columns differ from the fill
+    full_cols = q[col_diff]
+    _warn_sign_only(xp, ub, aw, fill, row_diff, col_diff, full_rows.shape[0], full_cols.shape[0], N, M)
     cols_all = xp.arange(M, dtype=xp.int64)
     rows_all = xp.arange(N, dtype=xp.int64)
     parts = [
@@ -121,13 +128,40 @@ def _outer_sparse(xp, A, B):
     return COO._from_parts(xp, indices, values, (N, M), fill, coalesced=True)
 
 
+SIGN_ONLY_WARNING = 1024  # entries stored only for the sign of a zero, past which outer warns
+
+
+def _warn_sign_only(xp, row_vals, col_vals, fill, row_diff, col_diff, n_rows, n_cols, N, M):
+    """Warn when most of the result's entries are whole rows and columns stored only because they
+    hold ``-0.0`` against a ``+0.0`` fill (or the reverse): exact (NumPy's outer has those
+    zeros), but a result of ``(rows + columns) * length`` entries where a user may expect
+    ``|S1| * |S2|``. Reads two counts from the device, only past the threshold."""
+    if (n_rows * M + n_cols * N) < SIGN_ONLY_WARNING:
+        return
+    sign_rows = int(xp.sum(xp.astype(row_diff & same_value(xp, row_vals, fill, signed_zeros=False), xp.int64)))
+    sign_cols = int(xp.sum(xp.astype(col_diff & same_value(xp, col_vals, fill, signed_zeros=False), xp.int64)))
+    extra = sign_rows * M + sign_cols * N
+    if extra >= SIGN_ONLY_WARNING and 2 * extra > n_rows * M + n_cols * N:
+        import warnings
+
+        from .._engine.dispatch import SparrayPerformanceWarning
+
+        warnings.warn(
+            f"outer: {sign_rows} rows and {sign_cols} columns ({extra} entries) are stored in full only for the sign "
+            "of a zero: a negative value times the other vector's fill +0.0 is -0.0, not the result's fill +0.0, and "
+            "NumPy's outer holds those -0.0 (docs/fill_value.md, 'Which elements are the fill')",
+            SparrayPerformanceWarning,
+            stacklevel=3,
+        )
+
+
 def _outer_sparse_dense(xp, A, y):
     """Sparse ``A`` (N,) times dense ``y`` (M,): sparse rows of A when ``a * y`` is one value, else dense."""
     N, M = A.shape[0], y.shape[0]
     a = A._fill
     row = a * y
     fill = row[0] if M else a
-    if M and not bool(xp.all(same_value(xp, row, fill, signed_zeros=False))):
+    if M and not bool(xp.all(same_value(xp, row, fill))):
         return xp.multiply(A.to_dense()[:, None], y[None, :])
     nse = A.nse
     values = xp.reshape(A._values[:, None] * y[None, :], (nse * M,))
