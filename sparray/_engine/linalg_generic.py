@@ -114,7 +114,10 @@ def spgemm(xp, a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
     ukeys, sums = coalesce_generic(xp, keys, xp.reshape(products, (total, 1)))
     out_rows = ukeys // max(ncols, 1)
     crow = xp.searchsorted(out_rows, xp.arange(m + 1, dtype=xp.int64))
-    return xp.astype(crow, xp.int64), ukeys - out_rows * ncols, xp.reshape(sums, (sums.shape[0],))
+    from .._core.fill import sum_zero
+
+    sums = sum_zero(xp, xp.reshape(sums, (sums.shape[0],)))  # NumPy's sums start from +0.0
+    return xp.astype(crow, xp.int64), ukeys - out_rows * ncols, sums
 
 
 @register("sddmm", "csr", "generic")

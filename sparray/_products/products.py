@@ -36,7 +36,7 @@ import numpy as np
 
 from .._engine import dispatch as _dispatch
 from .._layout.compress import CSR, _build, _equalize_batches, _Parts, _parts_of
-from .._core.fill import array_fill_is_zero, remember_fill_is_zero, sum_zero
+from .._core.fill import array_fill_is_zero, remember_fill_is_zero
 from .._core.namespace import backend_kind
 from .._engine.facts import all_finite, remember_all_finite, values_all_finite
 from .._functions.manipulation import broadcast_shapes, broadcast_to
@@ -292,7 +292,6 @@ def _spgemm(opA, opB, out_index_dtype=None, a_values=None, b_values=None):
     bv = opB.flat_values(b_values)
     work = opA.parts.nnz + opB.parts.nnz
     crow, col, vals = _dispatch.call("spgemm", "csr", xp, a_off, a_minor, av, b_off, b_minor, bv, N, work=work)
-    vals = sum_zero(xp, vals, in_place=True)  # the kernels add from the first product; NumPy's sums start from +0.0
     nbatch = opA.nbatch
     parts = _Parts(xp, crow, col, xp.reshape(vals, (vals.shape[0], 1)), nbatch, M, N)
     nnz = col.shape[0]  # the kernels return exactly the entries (no read of crow[-1])

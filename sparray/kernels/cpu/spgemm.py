@@ -244,7 +244,8 @@ def _fill_rows(a_crow, a_col, a_val, b_crow, b_col, b_val, crow, mk, ac, bm, bs,
                 if m < start:
                     mk[j] = pos
                     col[np.uint64(pos)] = j
-                    val[np.uint64(pos)] = v
+                    val[np.uint64(pos)] = 0  # a sum starts from +0.0, as NumPy's (0.0 + -0.0 is +0.0)
+                    val[np.uint64(pos)] += v
                     pos += 1
                 else:
                     val[np.uint64(m)] += v

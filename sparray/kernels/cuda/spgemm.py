@@ -205,7 +205,15 @@ def spgemm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols):
         col, val = col[perm], val[perm]
     crow_out = crow.astype(xp.int32) if nnz <= _INT32_MAX else crow
     remember_longest_row(crow_out, longest)
-    return crow_out, col, val.view(dtype)
+    return crow_out, col, _plus_zero(val.view(dtype))
+
+
+def _plus_zero(values):
+    """``values`` with each -0.0 made +0.0, in place: the kernels add from the first product, NumPy's
+    sums start from +0.0 (``_core.fill.sum_zero``; one element-wise pass, no wait)."""
+    if values.dtype.kind in "fc":
+        values += 0
+    return values
 
 
 def _pool_slots(a_crow, b_crow, M, nnz_a, ncols):
