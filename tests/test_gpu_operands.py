@@ -23,9 +23,12 @@ import operator
 
 import numpy as np
 import pytest
+from cuda_testing import DEVICES, requires_gxx
+from places_testing import dense_on_host as _host
+from places_testing import on_place as _on_place
+from places_testing import to_place as _to_place
 
 import sparray as sp
-from cuda_testing import DEVICES, requires_gxx
 from sparray.kernels.cuda import simulated
 from sparray.kernels.cuda.simulated import counting
 
@@ -95,34 +98,6 @@ def _dense(shape, seed, dtype=np.float64):
     if np.dtype(dtype).kind in "iu":
         return rng.integers(0, 5, size=shape).astype(dtype)
     return np.round(rng.standard_normal(shape) * 4) / 4
-
-
-def _to_place(v, place):
-    if isinstance(v, sp.SparseArray):
-        return v.to_device(place)
-    if place == "simulated":
-        return simulated.to_simulated(v)
-    import cupy
-
-    return cupy.asarray(v)
-
-
-def _host(v):
-    if isinstance(v, sp.SparseArray):
-        return np.asarray(v.to_device("cpu").to_dense())
-    return v.get()
-
-
-def _on_place(v, place):
-    """Whether every component of a result lives on ``place``."""
-    if isinstance(v, sp.SparseArray):
-        names = ("indices",) if v.layout == "coo" else ("compressed_indices", "plain_indices")
-        parts = [v.values, *(getattr(v, n) for n in names)]
-    else:
-        parts = [v]
-    if place == "simulated":
-        return all(simulated.is_simulated(p) for p in parts)
-    return all(type(p).__module__.startswith("cupy") for p in parts)
 
 
 def _check(got, want, ref, place, what):
@@ -290,7 +265,7 @@ def test_the_device_array_defers_as_cupy_decides(place):
     assert (kind, name, method) == ("ufunc", "add", "__call__") and first == type(x).__name__
     assert x.__array_priority__ == 100
     # == and != against an object that keeps object's __eq__ (or None): all False / all True
-    assert _host(x == object()).tolist() == [False] * 3 and _host(x != None).tolist() == [True] * 3  # noqa: E711
+    assert _host(x == object()).tolist() == [False] * 3 and _host(x != None).tolist() == [True] * 3
 
 
 def test_the_simulated_device_refuses_host_arrays_as_cupy_kernels_do():

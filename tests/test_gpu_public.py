@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from places_testing import PLACES
+from places_testing import dense_on_host as _host
+from places_testing import on_place as _on_place
+from places_testing import to_place as _to_place
 
 import sparray as sp
-from cuda_testing import DEVICES
-from sparray.kernels.cuda import simulated
 
-PLACES = ["cpu", "simulated"] + (["cuda"] if "cupy" in DEVICES else [])
 FILLS = [0.0, 1.5, float("nan")]
 
 #: name -> (dense shape, layout, extra keywords of asarray)
@@ -93,38 +94,6 @@ def _operands(shape_name, fill, seed):
     x = np.round(rng.standard_normal(ncols) * 4) / 4
     X = np.round(rng.standard_normal((ncols, 3)) * 4) / 4
     return a, b, x, X
-
-
-def _to_place(v, place):
-    if place == "cpu":
-        return v
-    if isinstance(v, sp.SparseArray):
-        return v.to_device(place)
-    if place == "simulated":
-        return simulated.to_simulated(v)
-    import cupy
-
-    return cupy.asarray(v)
-
-
-def _on_place(v, place):
-    """Whether every component of a result lives where its operands did."""
-    if isinstance(v, sp.SparseArray):
-        parts = [v.values, *(getattr(v, name) for name in ("indices", "crow_indices", "ccol_indices", "row_indices", "col_indices") if hasattr(v, name))]
-    else:
-        parts = [v]
-    if place == "simulated":
-        return all(simulated.is_simulated(p) for p in parts)
-    module = "cupy" if place == "cuda" else "numpy"
-    return all(type(p).__module__.startswith(module) for p in parts)
-
-
-def _host(v):
-    if isinstance(v, sp.SparseArray):
-        return np.asarray(v.to_device("cpu").to_dense())
-    if type(v).__module__.startswith("cupy") or simulated.is_simulated(v):
-        return v.get()
-    return np.asarray(v)
 
 
 @pytest.mark.parametrize("place", PLACES)

@@ -18,12 +18,13 @@ import zlib
 
 import numpy as np
 import pytest
-from cuda_testing import DEVICES
+from places_testing import PLACES
+from places_testing import dense_on_host as _host
+from places_testing import on_place as _on_place
+from places_testing import to_place as _to_place
 
 import sparray as sp
-from sparray.kernels.cuda import simulated
 
-PLACES = ["cpu", "simulated"] + (["cuda"] if "cupy" in DEVICES else [])
 FILLS = [0.0, 1.5, math.nan]
 FILL_IDS = ["fill0", "fill1.5", "fillnan"]
 
@@ -91,31 +92,6 @@ def _axes(ndim):
     if ndim == 3:
         tuples.append((-1, 0))
     return [None, *singles, *tuples]
-
-
-def _to_place(A, place):
-    return A if place == "cpu" else A.to_device(place)
-
-
-def _on_place(v, place):
-    """Whether every component of a result lives where its operand did."""
-    if isinstance(v, sp.SparseArray):
-        parts = [v.values, *(getattr(v, n) for n in ("indices", "crow_indices", "ccol_indices", "row_indices",
-                                                     "col_indices") if hasattr(v, n))]
-    else:
-        parts = [v]
-    if place == "simulated":
-        return all(simulated.is_simulated(p) for p in parts)
-    module = "cupy" if place == "cuda" else "numpy"
-    return all(type(p).__module__.startswith(module) for p in parts)
-
-
-def _host(v):
-    if isinstance(v, sp.SparseArray):
-        return np.asarray(v.to_device("cpu").to_dense())
-    if type(v).__module__.startswith("cupy") or simulated.is_simulated(v):
-        return v.get()
-    return np.asarray(v)
 
 
 def _call(f, *args, **kwargs):

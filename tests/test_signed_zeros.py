@@ -16,12 +16,12 @@ import warnings
 
 import numpy as np
 import pytest
+from places_testing import PLACES
+from places_testing import dense_on_host as _host
+from places_testing import to_place as _place
 
 import sparray as sp
-from cuda_testing import DEVICES
-from sparray.kernels.cuda import simulated
 
-PLACES = ["cpu", "simulated"] + (["cuda"] if "cupy" in DEVICES else [])
 FILLS = [0.0, -0.0, 1.5, math.nan]
 FILL_IDS = ["fill+0", "fill-0", "fill1.5", "fillnan"]
 
@@ -57,26 +57,6 @@ def signed_dense(rng, shape, special=False):
     if special:
         pool += [math.inf, -math.inf, math.nan]
     return rng.choice(np.array(pool), size=shape)
-
-
-def _place(v, place):
-    if place == "cpu":
-        return v
-    if isinstance(v, sp.SparseArray):
-        return v.to_device(place)
-    if place == "simulated":
-        return simulated.to_simulated(np.asarray(v))
-    import cupy
-
-    return cupy.asarray(v)
-
-
-def _host(v):
-    if isinstance(v, sp.SparseArray):
-        return np.asarray(v.to_device("cpu").to_dense())
-    if type(v).__module__.startswith("cupy") or simulated.is_simulated(v):
-        return v.get()
-    return np.asarray(v)
 
 
 def _host_fill(A):

@@ -15,12 +15,12 @@ import warnings
 
 import numpy as np
 import pytest
+from places_testing import PLACES
+from places_testing import dense_on_host as _host
+from places_testing import to_place as _place
 
 import sparray as sp
-from cuda_testing import DEVICES
-from sparray.kernels.cuda import simulated
 
-PLACES = ["cpu", "simulated"] + (["cuda"] if "cupy" in DEVICES else [])
 FILLS = [0.0, -math.inf, math.nan, 1.5]
 FILL_IDS = ["fill0", "fill-inf", "fillnan", "fill1.5"]
 
@@ -67,18 +67,6 @@ def edge_dense(rng, shape, fill, axis):
             line[rng.random(n) < 0.5] = -math.inf
         line[rng.random(n) < 0.5] = fill
     return np.moveaxis(x, -1, axis)
-
-
-def _place(A, place):
-    return A if place == "cpu" else A.to_device(place)
-
-
-def _host(v):
-    if isinstance(v, sp.SparseArray):
-        return np.asarray(v.to_device("cpu").to_dense())
-    if type(v).__module__.startswith("cupy") or simulated.is_simulated(v):
-        return v.get()
-    return np.asarray(v)
 
 
 def _sparse(D, case, fill):
