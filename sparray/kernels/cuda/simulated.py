@@ -123,22 +123,23 @@ def _caller() -> str:
     return "?"
 
 
-def note_sync(what: str) -> None:
-    """Count one device-to-host transfer (``what`` made it) in every open window."""
+def _note(count: str, sites: str, what: str) -> None:
+    """Add one to counter ``count`` and ``what``'s site to list ``sites`` in every open window."""
     if _WINDOWS:
         site = f"{what} @ {_caller()}"
         for w in _WINDOWS:
-            w.syncs += 1
-            w.sites.append(site)
+            setattr(w, count, getattr(w, count) + 1)
+            getattr(w, sites).append(site)
+
+
+def note_sync(what: str) -> None:
+    """Count one device-to-host transfer (``what`` made it) in every open window."""
+    _note("syncs", "sites", what)
 
 
 def note_upload(what: str) -> None:
     """Count one host-to-device copy (``what`` made it) in every open window."""
-    if _WINDOWS:
-        site = f"{what} @ {_caller()}"
-        for w in _WINDOWS:
-            w.uploads += 1
-            w.upload_sites.append(site)
+    _note("uploads", "upload_sites", what)
 
 
 def note_launch(source: str, name: str) -> bool:
