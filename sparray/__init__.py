@@ -45,6 +45,7 @@ _HOMES = {
     "._array.coo": ("COO",),
     "._array.compressed": ("CSR", "CSC"),
     "._array.blocked": ("BSR", "BSC"),
+    "._array.semi_structured": ("SemiStructured",),
     "._array.display": ("spy",),
     "._array.implicit": ("AUTO_DENSIFY_THRESHOLD", "auto_densify"),
     "._core.dtypes": (
@@ -80,6 +81,7 @@ _HOMES = {
     "._functions.sorting": ("sort", "argsort"),
     "._functions.einsum": ("einsum",),  # beyond the standard, as NumPy's (xarray calls both)
     "._functions.pad": ("pad",),
+    "._functions.semi_structured": ("prune_2_4",),
     "._products.linalg": ("matmul", "tensordot", "vecdot", "addmm", "sampled_addmm"),
     "._products.softmax": ("softmax", "log_softmax"),
     ".io._npz": ("save_npz", "load_npz"),
@@ -100,6 +102,8 @@ _RESULTS = frozenset((
 _REGISTERING = ("._functions.elementwise", "._layout.conversion", "._products.products")
 
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
+# the functions that meet layouts they do not know through the layout door (sparray._functions.layout_door)
+_DOOR_FOLDERS = ("._functions", "._products", "._layout", ".io")
 
 
 def __getattr__(name):
@@ -110,6 +114,10 @@ def __getattr__(name):
             for module in _REGISTERING:
                 importlib.import_module(module, __name__)
         value = getattr(importlib.import_module(_HOME[name], __name__), name)
+        if _HOME[name].startswith(_DOOR_FOLDERS) and callable(value) and not isinstance(value, type):
+            from ._functions.layout_door import through_layouts
+
+            value = through_layouts(value, name)  # a 2:4 argument: its native path, or its CSR
         if name in _RESULTS:
             from ._array.results import sparray_results
 
@@ -133,7 +141,7 @@ def __dir__():
 
 
 __all__ = [
-    "SparseArray", "COO", "CSR", "CSC", "BSR", "BSC", "SparrayPerformanceWarning",
+    "SparseArray", "COO", "CSR", "CSC", "BSR", "BSC", "SemiStructured", "prune_2_4", "SparrayPerformanceWarning",
     "asarray", "zeros", "ones", "full", "empty", "eye", "zeros_like", "ones_like", "full_like",
     "empty_like", "arange", "linspace", "random",
     "astype", "result_type", "can_cast", "finfo", "iinfo", "isdtype",

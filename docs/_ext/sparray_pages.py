@@ -25,7 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 GEN = ROOT / "docs" / "_generated"
 
 GROUPS = [
-    ("Array classes", lambda n, o: inspect.isclass(o) and n in ("SparseArray", "COO", "CSR", "CSC", "BSR", "BSC")),
+    ("Array classes", lambda n, o: inspect.isclass(o) and n in ("SparseArray", "COO", "CSR", "CSC", "BSR", "BSC", "SemiStructured")),
     ("Creation", lambda n, o: n in {"asarray", "zeros", "ones", "full", "empty", "eye", "zeros_like", "ones_like",
                                    "full_like", "empty_like", "arange", "linspace", "random"}),
     ("Data types", lambda n, o: n in {"astype", "result_type", "can_cast", "finfo", "iinfo", "isdtype"}),
@@ -41,7 +41,7 @@ GROUPS = [
         "unique_inverse", "unique_all", "cumulative_sum", "cumulative_prod", "diff"}),
     ("Linear algebra", lambda n, o: n in {"matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax",
                                           "log_softmax"}),
-    ("Beyond the standard: NumPy's einsum, pad and transpose", lambda n, o: n in {"einsum", "pad", "transpose"}),
+    ("Beyond the standard: NumPy's einsum, pad and transpose; 2:4 pruning", lambda n, o: n in {"einsum", "pad", "transpose", "prune_2_4"}),
     ("Files and interchange", lambda n, o: n in {"save_npz", "load_npz", "from_binsparse"}),
     ("Backends and checks", lambda n, o: n in {"backends", "use_backend", "kernel_table", "check_invariants",
                                                "SparrayPerformanceWarning", "spy", "auto_densify"}),

@@ -63,6 +63,34 @@ def lean_to_dense(A):
 
 
 # --- the layout conversions (_layout/) -----------------------------------------------------------------
+def semi_to_dense(A):
+    global semi_to_dense
+    from .._layout.semi_structured import to_dense as semi_to_dense
+
+    return semi_to_dense(A)
+
+
+def semi_to_compressed(A):
+    global semi_to_compressed
+    from .._layout.semi_structured import to_compressed as semi_to_compressed
+
+    return semi_to_compressed(A)
+
+
+def semi_check_metadata(xp, metadata, cols, who):
+    global semi_check_metadata
+    from .._layout.semi_structured import check_metadata as semi_check_metadata
+
+    return semi_check_metadata(xp, metadata, cols, who)
+
+
+def semi_getitem(A, key):
+    global semi_getitem
+    from .._functions.semi_structured import getitem as semi_getitem
+
+    return semi_getitem(A, key)
+
+
 def to_layout(A, layout, *, blocksize=None, dense_ndim=None):
     global to_layout
     from .._layout.conversion import to_layout

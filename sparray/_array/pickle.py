@@ -2,9 +2,9 @@
 
 ``A.__reduce_ex__(protocol)`` gives ``(rebuild, (class, components, shape, fill, flags))``: the
 layout class, the component arrays in the layout's order (``indices, values`` for COO;
-compressed pointers, plain indices, values for CSR/CSC/BSR/BSC), the shape, the fill array
+compressed pointers, plain indices, values for CSR/CSC/BSR/BSC; values, metadata for 2:4), the shape, the fill array
 (0-d or dense-part shaped, with its dtype) and the flags that save work (COO's coalesced flag,
-"indices already checked"). Everything else is derived again (blocksize, index dtype, splits,
+"indices already checked") or that the layout needs (``_pickle_flags()``: 2:4's ``transposed``). Everything else is derived again (blocksize, index dtype, splits,
 the namespace from the values' own type), and private caches never travel.
 
 Protocol 5 (what ``dask.distributed`` uses): each NumPy component reduces itself through
@@ -31,6 +31,8 @@ def reduce_array(A, protocol):
     flags = {"checked": bool(A._checked)}
     if A.layout == "coo":
         flags["coalesced"] = A._coalesced
+    if hasattr(A, "_pickle_flags"):  # what a layout needs beyond its components (2:4: transposed)
+        flags.update(A._pickle_flags())
     return rebuild, (type(A), tuple(A._components().values()), A._shape, A._fill, flags)
 
 
@@ -43,4 +45,5 @@ def rebuild(cls, components, shape, fill, flags):
         A = cls._from_parts(xp, *components, shape, fill, coalesced=flags.get("coalesced"))
         A._checked = flags.get("checked", False)
         return A
-    return cls._from_parts(xp, *components, shape, fill, checked=flags.get("checked", False))
+    extra = {k: v for k, v in flags.items() if k != "checked"}
+    return cls._from_parts(xp, *components, shape, fill, checked=flags.get("checked", False), **extra)

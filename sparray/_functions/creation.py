@@ -277,6 +277,14 @@ def asarray(
     else:
         xp = namespace_for_device(device)
         arr = xp.asarray(x, dtype=resolve_dtype(xp, dtype) if dtype is not None else None)
+    if layout == "2:4":  # straight from dense: the groups of 4 encoded (sparray._layout.semi_structured)
+        from .._layout.semi_structured import from_dense as dense_to_semi
+
+        if sparse_ndim not in (None, arr.ndim) or blocksize is not None:
+            raise ValueError(f"asarray: layout='2:4' has no dense dims and no blocks; got sparse_ndim={sparse_ndim!r}, "
+                             f"blocksize={blocksize!r}")
+        out = dense_to_semi(arr, fill_value)
+        return out.to_device(device) if device is not None and is_array(x) else out
     if layout in ("csr", "csc", "bsr", "bsc"):  # straight from dense: no COO in between
         from .._layout.compress import dense_to_compressed
 

@@ -260,17 +260,25 @@ def carry_product_facts(src, csr):
     return csr
 
 
-LAYOUTS = ("coo", "csr", "csc", "bsr", "bsc")
+LAYOUTS = ("coo", "csr", "csc", "bsr", "bsc", "2:4")
 
 
 def to_layout(A, layout, *, blocksize=None, dense_ndim=None):
     """``A`` converted to ``layout`` (one of ``LAYOUTS``), keeping every element and the fill value.
 
+    To and from "2:4": ``sparray._layout.semi_structured.to_layout`` (2:4 -> any layout goes
+    through the CSR of the same pattern, any layout -> 2:4 through the dense form).
+
     ``blocksize`` is required for "bsr"/"bsc" unless ``A`` is already blocked (its blocksize is
     kept). ``dense_ndim`` moves trailing sparse dims into the dense part (or back); for the
     compressed layouts the dims before the last two non-dense dims are batch dims.
     """
-    out = _to_layout(A, layout, blocksize, dense_ndim)
+    if layout == "2:4":
+        from . import semi_structured
+
+        out = semi_structured.to_layout(A, layout, blocksize, dense_ndim)
+    else:
+        out = _to_layout(A.as_hub() if A.layout == "2:4" else A, layout, blocksize, dense_ndim)
     if out is not A:
         _carry_finite_values(A, out)
     return out

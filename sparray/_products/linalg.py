@@ -320,12 +320,17 @@ def addmm(C, A, B, *, beta=1, alpha=1):
     >>> sparray.addmm(np.ones((2, 2)), A, np.full((2, 2), 3.0), beta=2.0).tolist()
     [[5.0, 5.0], [5.0, 5.0]]
     """
-    from .._functions.elementwise import add, multiply
-
     xp = _namespace("addmm", A, B)
     if not (is_array(C) or isinstance(C, SparseArray)):
         raise TypeError(f"addmm: C must be an array (sparse or dense); got {type(C).__name__}")
-    P = matmul(A, B)
+    return add_product(xp, C, matmul(A, B), beta=beta, alpha=alpha)
+
+
+def add_product(xp, C, P, *, beta=1, alpha=1):
+    """``beta * C + alpha * P``, ``P`` a product already computed: ``addmm``'s rules (``beta == 0``
+    ignores C's values, C still broadcasts)."""
+    from .._functions.elementwise import add, multiply
+
     if alpha != 1:
         P = multiply(P, alpha)
     try:

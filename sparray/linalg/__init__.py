@@ -69,6 +69,17 @@ from ._iterative import bicgstab, cg, gmres, minres
 from ._preconditioners import IChol0, ILU0, Jacobi, ichol0, ilu0, jacobi
 
 from .._array.results import sparray_results as _sparray_results
+from .._functions.layout_door import through_layouts as _through_layouts
+
+# the layout door (sparray._functions.layout_door): a 2:4 argument takes its native path or its CSR
+for _name in (
+    "matmul", "tensordot", "vecdot", "matrix_transpose", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh",
+    "inv", "matrix_norm", "matrix_power", "matrix_rank", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
+    "trace", "vector_norm", "bicgstab", "cg", "eigsh", "gmres", "minres", "spsolve", "svds", "splu", "jacobi", "ilu0",
+    "ichol0",
+):  # fmt: skip
+    globals()[_name] = _through_layouts(globals()[_name], _name)
+del _name
 
 # the namespace rule (sparray._array.results): called with sparray arrays only, the functions return
 # sparray arrays, the dense factorizations' results included (matmul, tensordot and vecdot are the
