@@ -50,7 +50,7 @@ _HOMES = {
     "._array.implicit": ("AUTO_DENSIFY_THRESHOLD", "auto_densify"),
     "._core.dtypes": (
         "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
-        "complex64", "complex128", "result_type", "can_cast", "finfo", "iinfo", "isdtype",
+        "complex64", "complex128", "float16", "result_type", "can_cast", "finfo", "iinfo", "isdtype",
     ),
     "._core.validation": ("check_invariants",),
     "._engine.dispatch": ("SparrayPerformanceWarning", "backends", "use_backend", "kernel_table"),
@@ -146,7 +146,7 @@ __all__ = [
     "empty_like", "arange", "linspace", "random",
     "astype", "result_type", "can_cast", "finfo", "iinfo", "isdtype",
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float32", "float64", "complex64", "complex128",
+    "float32", "float64", "complex64", "complex128", "float16",
     *_UNARY, *_BINARY, "clip",
     "sum", "prod", "max", "min", "mean", "var", "std", "any", "all",
     "broadcast_to", "matrix_transpose", "permute_dims", "moveaxis", "reshape", "expand_dims", "squeeze", "flip",

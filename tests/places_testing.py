@@ -20,7 +20,7 @@ from sparray.kernels.cuda import simulated
 
 PLACES = ["cpu", "simulated"] + (["cuda"] if "cupy" in DEVICES else [])
 
-_INDEX_NAMES = ("indices", "crow_indices", "ccol_indices", "row_indices", "col_indices")
+_INDEX_NAMES = ("indices", "crow_indices", "ccol_indices", "row_indices", "col_indices", "metadata")
 
 
 def to_place(v, place):

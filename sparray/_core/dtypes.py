@@ -33,8 +33,14 @@ float32 = np.dtype("float32")
 float64 = np.dtype("float64")
 complex64 = np.dtype("complex64")
 complex128 = np.dtype("complex128")
+float16 = np.dtype("float16")
 
-__all__ = [*DTYPE_NAMES, "dtype_name", "resolve_dtype", "result_type", "can_cast", "finfo", "iinfo", "isdtype"]
+#: dtypes beyond the standard's, as NumPy, CuPy and PyTorch have them: float16, what the 2:4 layout
+#: and sparse tensor cores are for (``__array_namespace_info__().dtypes()`` lists the standard's only)
+EXTRA_DTYPE_NAMES = ("float16",)
+_KNOWN = DTYPE_NAMES + EXTRA_DTYPE_NAMES
+
+__all__ = [*DTYPE_NAMES, *EXTRA_DTYPE_NAMES, "EXTRA_DTYPE_NAMES", "dtype_name", "resolve_dtype", "result_type", "can_cast", "finfo", "iinfo", "isdtype"]
 
 
 def dtype_name(dtype) -> str:
@@ -43,10 +49,10 @@ def dtype_name(dtype) -> str:
         name = np.dtype(dtype).name
     except TypeError:
         name = str(dtype).rsplit(".", 1)[-1].strip("'>")
-        if name not in DTYPE_NAMES:
+        if name not in _KNOWN:
             name = getattr(dtype, "name", name)
-    if name not in DTYPE_NAMES:
-        raise TypeError(f"sparray: unsupported dtype {dtype!r}; expected one of {', '.join(DTYPE_NAMES)}")
+    if name not in _KNOWN:
+        raise TypeError(f"sparray: unsupported dtype {dtype!r}; expected one of {', '.join(_KNOWN)}")
     return name
 
 
@@ -75,7 +81,7 @@ def resolve_dtype(xp, dtype):
 
 
 def _resolve_dtype(xp, dtype):
-    for name in DTYPE_NAMES:
+    for name in _KNOWN:
         candidate = getattr(xp, name, None)
         if candidate is not None and candidate is dtype:
             return candidate

@@ -91,7 +91,10 @@ def _row_slice(A, key):
         items = items[:-1]
     if len(items) == A.ndim and items[-1] == slice(None):
         items = items[:-1]
-    if len(items) != b + 1 or not isinstance(items[b], slice):
+    if len(items) > b + 1 or Ellipsis in items or None in items:
+        return None
+    items = (*items, *(slice(None),) * (b + 1 - len(items)))
+    if not isinstance(items[b], slice):
         return None
     for it in items[:b]:
         if not isinstance(it, slice):

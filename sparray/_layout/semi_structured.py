@@ -31,6 +31,7 @@ from .._array.semi_structured import GROUP, WORD_GROUPS, SemiStructured, metadat
 from .._core.fill import normalize_fill, same_value
 from .._core.namespace import namespace_of
 from .._engine import dispatch as _dispatch
+from ..kernels._kept import KeptPerArray
 
 __all__ = ["encode", "decode", "check_metadata", "from_dense", "to_dense", "to_compressed", "to_layout"]
 
@@ -181,6 +182,27 @@ def to_compressed(A):
     if kept is not None and kept[0] is A._values and kept[1] is A._metadata and kept[2] == A._transposed and kept[3] is A._fill:
         return kept[4]
     xp = A._xp
+    *batch, rows, cols = A._stored_shape
+    nse = rows * (cols // 2)
+    ptr, minor = _pattern(A)
+    values = xp.reshape(A._values, (*batch, nse))
+    cls = CSC if A._transposed else CSR
+    hub = cls._from_parts(xp, ptr, minor, values, A._shape, A._fill, checked=True)
+    A._hub = (A._values, A._metadata, A._transposed, A._fill, hub)
+    return hub
+
+
+_PATTERNS = KeptPerArray()  # metadata -> (row pointers, column indices) of its CSR
+
+
+def _pattern(A):
+    """The hub's index arrays for A's metadata, kept per metadata object: arrays that share their
+    metadata (``sin(A)``, ``A > 0``, ``A.mT``) share their hubs' indices, so the functions see one
+    pattern (``A + sin(A)`` merges nothing, ``where(A > 0, A, 0)`` stays 2:4)."""
+    kept = _PATTERNS.get(A._metadata)
+    if kept is not None:
+        return kept
+    xp = A._xp
     A._check_contents()
     *batch, rows, cols = A._stored_shape
     half, ngroups = cols // 2, cols // GROUP
@@ -194,11 +216,8 @@ def to_compressed(A):
     minor = xp.reshape(cols_kept, (*batch, nse))
     if batch:
         ptr = xp.asarray(xp.broadcast_to(ptr, (*batch, rows + 1)), copy=True)
-    values = xp.reshape(A._values, (*batch, nse))
-    cls = CSC if A._transposed else CSR
-    hub = cls._from_parts(xp, ptr, minor, values, A._shape, A._fill, checked=True)
-    A._hub = (A._values, A._metadata, A._transposed, A._fill, hub)
-    return hub
+    _PATTERNS.put(A._metadata, (ptr, minor))
+    return ptr, minor
 
 
 def to_layout(A, layout, blocksize=None, dense_ndim=None):
