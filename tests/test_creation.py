@@ -605,7 +605,8 @@ def test_unrepresentable_fill(make):
 
 def test_bad_dtype_and_layout():
     with pytest.raises(TypeError, match="dtype"):
-        sparray.zeros((2,), dtype="float16")
+        sparray.zeros((2,), dtype="bfloat16")
+    assert sparray.zeros((2,), dtype="float16").dtype == sparray.float16  # beyond the standard, as NumPy has it
     with pytest.raises(ValueError, match="blocksize"):
         sparray.zeros((2, 2), blocksize=(2, 2))
 

@@ -139,7 +139,7 @@ def test_result_type_errors():
     with pytest.raises(ValueError):
         sparray.result_type()
     with pytest.raises(TypeError, match="dtype"):
-        sparray.result_type("float16", "float32")
+        sparray.result_type("bfloat16", "float32")
 
 
 # --------------------------------------------------------------------------------------------
@@ -235,7 +235,7 @@ def test_isdtype_errors():
     with pytest.raises(ValueError, match="kind"):
         sparray.isdtype(sparray.float32, "float")
     with pytest.raises(TypeError):
-        sparray.isdtype("float16", "numeric")
+        sparray.isdtype("bfloat16", "numeric")
 
 
 # --------------------------------------------------------------------------------------------
@@ -326,6 +326,18 @@ def test_astype_dense_input():
 def test_astype_bad_dtype():
     A, _ = sample_coo("float64")
     with pytest.raises(TypeError, match="dtype"):
-        A.astype("float16")
+        A.astype("bfloat16")
     with pytest.raises(TypeError):
         A.astype("not-a-dtype")
+
+
+def test_float16_beyond_the_standard():
+    """float16 is sparray's as NumPy's (the 2:4 layout and sparse tensor cores are for it), never
+    listed among the standard's dtypes and never made from bool or 8-bit integers."""
+    assert sparray.float16 is np.dtype("float16")
+    assert sparray.result_type(sparray.float16, sparray.float32) == sparray.float32
+    assert sparray.isdtype(sparray.float16, "real floating")
+    A = sparray.asarray(np.array([0.0, 1.5]), dtype="float16")
+    assert A.dtype == np.float16 and A.astype("float32").dtype == np.float32
+    assert "float16" not in sparray.__array_namespace_info__().dtypes()
+    assert sparray.sin(sparray.asarray(np.array([True, False]))).dtype == np.float32

@@ -171,9 +171,9 @@ _KINDS = {
     "signed integer": ("int8", "int16", "int32", "int64"),
     "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
     "integral": ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"),
-    "real floating": ("float32", "float64"),
+    "real floating": ("float16", "float32", "float64"),
     "complex floating": ("complex64", "complex128"),
-    "numeric": DTYPE_NAMES[1:],
+    "numeric": (*DTYPE_NAMES[1:], "float16"),
 }
 
 

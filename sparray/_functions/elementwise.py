@@ -44,7 +44,7 @@ from .._products import lean as _lean
 from .._array.base import SparseArray
 from .._layout.coalesce import flat_values, unflat_values
 from .._layout.conversion import match_layout
-from .._core.dtypes import dtype_name
+from .._core.dtypes import DTYPE_NAMES, dtype_name
 from .._core.fill import as_fill_array, same_value
 from .._core.keys import linear_keys, unravel
 from .manipulation import align_splits, broadcast_shapes, broadcast_to, move_dense_to_sparse
@@ -141,11 +141,13 @@ def _no_float16(xp, f):
 
 
 def _dtype_name_or_none(dtype):
-    """The array API name of ``dtype``, or None for a dtype sparray does not support (float16)."""
+    """The array API name of ``dtype``, or None for a dtype outside the standard's (float16, which
+    sparray holds as NumPy does but never makes from bool or 8-bit integers)."""
     try:
-        return dtype_name(dtype)
+        name = dtype_name(dtype)
     except TypeError:
         return None
+    return name if name in DTYPE_NAMES else None
 
 
 def _apply_values(A, f):
