@@ -304,7 +304,7 @@ def _from_foreign_sparse(x):
         from ..interop.scipy import from_scipy
 
         return from_scipy(x)
-    if (module.startswith("torch") and getattr(x, "is_sparse", False)) or _is_torch_compressed(x):
+    if (module.startswith("torch") and getattr(x, "is_sparse", False)) or _is_torch_compressed(x) or _is_torch_semi(x):
         from ..interop.torch import from_torch
 
         return from_torch(x)
@@ -320,6 +320,11 @@ def _is_torch_compressed(x) -> bool:
     if not type(x).__module__.startswith("torch"):
         return False
     return str(getattr(x, "layout", "")) in ("torch.sparse_csr", "torch.sparse_csc", "torch.sparse_bsr", "torch.sparse_bsc")
+
+
+def _is_torch_semi(x) -> bool:
+    """A torch ``SparseSemiStructuredTensor`` (2:4; its layout reads ``torch.strided``)."""
+    return any(c.__name__ == "SparseSemiStructuredTensor" and c.__module__.startswith("torch") for c in type(x).__mro__)
 
 
 def _refill(A, fill_value):

@@ -1,4 +1,4 @@
-"""PyTorch interop: ``to_torch(A)`` / ``from_torch(t)`` for all five sparse layouts.
+"""PyTorch interop: ``to_torch(A)`` / ``from_torch(t)`` for all five sparse layouts and 2:4.
 
 Every component (indices, index pointers, values) crosses through DLPack on its own
 (``torch.from_dlpack(component)`` one way, the namespace's ``from_dlpack(tensor)`` the other),
@@ -18,6 +18,11 @@ so both sides share memory wherever devices and dtypes allow:
 
 torch sparse tensors have no fill value (every unspecified element is zero), so ``to_torch``
 needs an all-zero ``fill_value`` (0-d or dense-part shaped) and raises ValueError otherwise.
+
+2:4 arrays (``"2:4"``) and torch's ``SparseSemiStructuredTensor`` (``sparray/interop/_torch_semi.py``):
+on a CUDA device ``to_torch`` builds torch's semi-structured tensor (CUTLASS: values shared,
+metadata put in CUTLASS's order; cuSPARSELt: through the dense matrix), on the CPU, where torch
+has none, the CSR of the kept positions; ``from_torch`` reads both backends back.
 
 torch is imported by this module only: ``import sparray`` never imports it.
 
@@ -47,6 +52,7 @@ from .._array.compressed import CSC, CSR
 from .._array.coo import COO
 from .._core.dtypes import DTYPE_NAMES, dtype_name
 from .._core.fill import fill_is_zero
+from . import _torch_semi
 
 __all__ = ["from_torch", "to_torch"]
 
@@ -63,7 +69,7 @@ _FROM_TORCH_LAYOUT = {getattr(torch, name): layout for layout, (name, _) in _LAY
 
 
 # --- sparray -> torch -----------------------------------------------------------------------------
-def to_torch(A):
+def to_torch(A, *, dtype=None, backend=None):
     """``A`` as a torch sparse tensor of the same layout, sharing its components' memory.
 
     Invariants of the result ``t``: ``t.layout`` is ``A``'s layout (``torch.sparse_coo``,
@@ -78,8 +84,31 @@ def to_torch(A):
     uint16/uint32/uint64 arrays export, but many torch sparse ops (``to_dense`` among them)
     do not support those dtypes.
 
+    ``dtype``: the torch dtype of the result's values (a ``torch.dtype`` or its name), cast on the
+    torch side (a copy), e.g. ``torch.float16``, which sparray lacks. Default: ``A.dtype``.
+
+    **2:4 arrays.** Torch has two results for them, by device:
+
+    - CUDA (CuPy data): torch's ``SparseSemiStructuredTensor`` (2-D only), of the ``backend``:
+      ``"cutlass"`` keeps ``A.values`` as ``packed`` (shared unless ``dtype`` casts them) and puts
+      the metadata in CUTLASS's order; ``"cusparselt"`` hands the dense matrix to torch's
+      compressor (its format is opaque); None: CUTLASS when
+      ``SparseSemiStructuredTensor._FORCE_CUTLASS`` is set or the device is compute capability 8.x
+      (CUTLASS's sparse kernels run there only), else cuSPARSELt. The dtype and shape must meet the
+      backend's table (CUTLASS: int8, float16, bfloat16, float32; rows a multiple of 32 (int8:
+      16), columns of 64 (int8: 128, float32: 32)), else ValueError saying what to pass.
+      float32 is torch's 1:2 format (one of each pair of columns, TF32 products): a group keeping
+      positions (0, 1) or (2, 3) with two non-zeros raises, pass ``dtype=torch.float16`` (or
+      bfloat16) for 2:4. ``A.mT`` gives the stored matrix's tensor ``.t()`` (torch multiplies it
+      as the right operand, ``x @ t``, as any transposed semi-structured tensor).
+    - CPU: torch has no semi-structured tensor there, so the result is the CSR (``A.mT``: CSC) of
+      the kept positions, ``A.as_hub()``, values shared: what ``torch.mm`` takes on the CPU (floating dtypes).
+      ``backend=`` with CPU data raises ValueError.
+
     Raises TypeError for a non-SparseArray or a dtype this torch lacks, and ValueError for a
-    non-zero (or nan) ``fill_value``: torch sparse tensors have an implicit zero fill.
+    non-zero (or nan) ``fill_value``: torch sparse tensors have an implicit zero fill (2:4 arrays
+    too: torch's semi-structured tensors have zeros off the kept positions), and for ``backend``
+    given with a layout other than 2:4.
 
     >>> import sparray
     >>> A = sparray.COO([[0, 1, 1], [2, 0, 2]], [3.0, 4.0, 5.0], shape=(2, 3))
@@ -90,11 +119,19 @@ def to_torch(A):
     if not isinstance(A, SparseArray):
         raise TypeError(f"to_torch: expected a sparray.SparseArray; got {type(A).__module__}.{type(A).__name__}")
     _check_zero_fill(A)
+    if A.layout == "2:4":  # sparray/interop/_torch_semi.py; on the CPU torch has none: the CSR of the kept positions
+        if backend is not None or not _torch_semi.on_host(A):
+            return _torch_semi.semi_structured_tensor(A, dtype=dtype, backend=backend, export=_export)
+        A = A.as_hub()
+    elif backend is not None:
+        raise ValueError(f"to_torch: backend= applies to 2:4 arrays only; got backend={backend!r} for a {A.layout.upper()} array")
     name = dtype_name(A.dtype)
     if not isinstance(getattr(torch, name, None), torch.dtype):
         raise TypeError(f"to_torch: torch {torch.__version__} has no {name} dtype; convert with A.astype(...) first")
     torch_layout, names = _LAYOUTS[A.layout]
     parts = [_export(getattr(A, n), n) for n in names]
+    if dtype is not None:
+        parts[-1] = parts[-1].to(_torch_semi.as_torch_dtype(torch, dtype, "to_torch"))  # the values: a cast, a copy
     if A.layout == "coo":
         indices, values = parts
         if indices.dtype != torch.int64:
@@ -158,9 +195,17 @@ def from_torch(t, *, xp=None):
       component is copied.
     - A dense (strided) tensor raises TypeError: use ``sparray.asarray(np.from_dlpack(t))`` (CPU)
       to pick its fill value and layout.
+    - A ``SparseSemiStructuredTensor`` becomes a 2:4 array. CUTLASS: ``packed`` shared as the
+      values and ``meta`` taken out of CUTLASS's order (torch's codes kept as they are; float32's
+      1:2 pairs become 2:4 groups). cuSPARSELt (an opaque format), or a CUTLASS tensor whose
+      ``meta`` is not the plain 2-D matrix: through ``t.to_dense()`` (a product with the identity
+      on the device, as torch itself does), then encoded. float16/bfloat16 values become float32
+      (exact; a copy), since sparray has neither. A transposed tensor (``t.t()`` of a
+      ``from_dense`` one) comes back as ``.mT`` of its stored matrix's array.
 
     Raises TypeError for a non-tensor, a dense tensor, an unknown layout or a dtype sparray
-    lacks (float16, bfloat16, ...), and ValueError for a device other than CPU or CUDA.
+    lacks (float16, bfloat16, ...; semi-structured tensors excepted, above), and ValueError for a
+    device other than CPU or CUDA.
 
     >>> import torch
     >>> t = torch.tensor([[0.0, 2.0], [3.0, 0.0]]).to_sparse_csr()
@@ -170,6 +215,10 @@ def from_torch(t, *, xp=None):
     """
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"from_torch: expected a torch.Tensor with a sparse layout; got {type(t).__module__}.{type(t).__name__}")
+    if isinstance(t, torch.sparse.SparseSemiStructuredTensor):  # 2:4 (sparray/interop/_torch_semi.py)
+        if t.device.type not in ("cpu", "cuda"):
+            raise ValueError(f"from_torch: expected a CPU or CUDA tensor; got device {t.device}")
+        return _torch_semi.from_semi_structured(t, _target_namespace(t.device, xp), _import)
     if t.layout == torch.strided:
         raise TypeError(
             "from_torch: expected a sparse tensor (torch.sparse_coo, sparse_csr, sparse_csc, sparse_bsr or "
