@@ -314,8 +314,7 @@ def test_errors_name_what_came():
         from_torch(np.ones(3))
     with pytest.raises(TypeError, match=r"dense \(strided\) tensor.*np.from_dlpack"):
         from_torch(torch.ones(2, 2))
-    with pytest.raises(TypeError, match=r"torch.float16"):
-        from_torch(torch.ones(2, 2, dtype=torch.float16).to_sparse())
+    assert from_torch(torch.ones(2, 2, dtype=torch.float16).to_sparse()).dtype == np.float16  # beyond the standard
     with pytest.raises(TypeError, match=r"torch.bfloat16"):
         from_torch(torch.ones(2, 2, dtype=torch.bfloat16).to_sparse_csr())
     with pytest.raises(TypeError, match=r"from_dlpack"):

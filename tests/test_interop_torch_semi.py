@@ -332,10 +332,10 @@ def test_from_torch_reads_cutlass_tensors(name, shape):
     t = _torch_cutlass(torch.from_numpy(x).to(TORCH_DTYPES[name]))
     A = from_torch(t)
     assert A.layout == "2:4" and A.shape == shape and float(A.fill_value) == 0.0
-    assert A.dtype == (np.int8 if name == "int8" else np.float32)
+    assert A.dtype == {"int8": np.int8, "float16": np.float16}.get(name, np.float32)
     np.testing.assert_array_equal(A.to_dense(), x)
-    if name in ("int8", "float32"):
-        assert A.values.ctypes.data == t.packed.data_ptr()  # shared; float16/bfloat16 are widened (a copy)
+    if name in ("int8", "float32", "float16"):
+        assert A.values.ctypes.data == t.packed.data_ptr()  # shared; bfloat16 is widened (a copy)
     back = _cutlass(A, dtype=TORCH_DTYPES[name])
     assert torch.equal(back.meta, t.meta)  # torch's codes kept: CUTLASS -> sparray -> CUTLASS, bit for bit
     B = from_torch(t.t())  # the transpose: packed None, packed_t set
@@ -375,7 +375,7 @@ def test_from_torch_cusparselt_goes_through_the_dense_form():
                            meta_t=None, compressed_swizzled_bitmask=None)
     t._dense = dense
     A = from_torch(t)
-    assert A.layout == "2:4" and A.dtype == np.float32
+    assert A.layout == "2:4" and A.dtype == np.float16
     np.testing.assert_array_equal(A.to_dense(), x)
     f8 = _CuSparseLtStandIn(dense.shape, packed=torch.zeros(32 * 32, dtype=torch.float8_e4m3fn), meta=None,
                             packed_t=None, meta_t=None, compressed_swizzled_bitmask=None)

@@ -353,12 +353,12 @@ def _default_backend(torch, base, device):
 
 def from_semi_structured(t, xp, import_):
     """The 2:4 array (fill 0) of torch's ``SparseSemiStructuredTensor`` ``t``; ``import_(tensor, xp)``
-    is the DLPack import. CUTLASS: the values shared (float16/bfloat16 widened to float32, a copy:
-    sparray has neither) and the metadata un-reordered; cuSPARSELt, or a CUTLASS tensor whose meta
+    is the DLPack import. CUTLASS: the values shared (bfloat16 widened to float32, a copy:
+    sparray has no bfloat16) and the metadata un-reordered; cuSPARSELt, or a CUTLASS tensor whose meta
     is not the 2-D natural-size matrix: through ``t.to_dense()`` (a product on the device). A tensor
     holding only its transpose's form (``packed`` None: what ``t()`` gives) comes back as the
     transpose's array ``.mT``."""
-    from .._core.dtypes import DTYPE_NAMES
+    from .._core.dtypes import DTYPE_NAMES, EXTRA_DTYPE_NAMES
 
     torch = _torch()
     if t.requires_grad:
@@ -369,7 +369,7 @@ def from_semi_structured(t, xp, import_):
         return from_semi_structured(t.t(), xp, import_).mT
     m, k = (int(s) for s in t.shape)
     name = str(t.dtype).removeprefix("torch.")
-    wide = name not in DTYPE_NAMES  # float16, bfloat16 (and float8): widened to float32, exactly
+    wide = name not in DTYPE_NAMES + EXTRA_DTYPE_NAMES  # bfloat16 (and float8): widened to float32, exactly
     if name not in WORD_BITS and wide:
         raise TypeError(f"from_torch: sparray has no {name} dtype, and torch's {name} semi-structured tensors have no "
                         f"to_dense (their mm is refused); expected {', '.join(WORD_BITS)} values")

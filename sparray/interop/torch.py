@@ -50,7 +50,7 @@ from .._array.base import SparseArray
 from .._array.blocked import BSC, BSR
 from .._array.compressed import CSC, CSR
 from .._array.coo import COO
-from .._core.dtypes import DTYPE_NAMES, dtype_name
+from .._core.dtypes import DTYPE_NAMES, EXTRA_DTYPE_NAMES, dtype_name
 from .._core.fill import fill_is_zero
 from . import _torch_semi
 
@@ -85,7 +85,7 @@ def to_torch(A, *, dtype=None, backend=None):
     do not support those dtypes.
 
     ``dtype``: the torch dtype of the result's values (a ``torch.dtype`` or its name), cast on the
-    torch side (a copy), e.g. ``torch.float16``, which sparray lacks. Default: ``A.dtype``.
+    torch side (a copy), e.g. ``torch.bfloat16``, which sparray lacks. Default: ``A.dtype``.
 
     **2:4 arrays.** Torch has two results for them, by device:
 
@@ -199,12 +199,13 @@ def from_torch(t, *, xp=None):
       values and ``meta`` taken out of CUTLASS's order (torch's codes kept as they are; float32's
       1:2 pairs become 2:4 groups). cuSPARSELt (an opaque format), or a CUTLASS tensor whose
       ``meta`` is not the plain 2-D matrix: through ``t.to_dense()`` (a product with the identity
-      on the device, as torch itself does), then encoded. float16/bfloat16 values become float32
-      (exact; a copy), since sparray has neither. A transposed tensor (``t.t()`` of a
+      on the device, as torch itself does), then encoded. bfloat16 values become float32
+      (exact; a copy), since sparray has no bfloat16; float16 values stay float16, shared.
+      A transposed tensor (``t.t()`` of a
       ``from_dense`` one) comes back as ``.mT`` of its stored matrix's array.
 
     Raises TypeError for a non-tensor, a dense tensor, an unknown layout or a dtype sparray
-    lacks (float16, bfloat16, ...; semi-structured tensors excepted, above), and ValueError for a
+    lacks (bfloat16, ...; semi-structured tensors excepted, above), and ValueError for a
     device other than CPU or CUDA.
 
     >>> import torch
@@ -232,9 +233,9 @@ def from_torch(t, *, xp=None):
             + ", ".join(f"torch.{name}" for name, _ in _LAYOUTS.values())
         )
     name = str(t.dtype).removeprefix("torch.")
-    if name not in DTYPE_NAMES:
+    if name not in DTYPE_NAMES + EXTRA_DTYPE_NAMES:
         raise TypeError(
-            f"from_torch: sparray has no {t.dtype} dtype; expected one of {', '.join(DTYPE_NAMES)} "
+            f"from_torch: sparray has no {t.dtype} dtype; expected one of {', '.join(DTYPE_NAMES + EXTRA_DTYPE_NAMES)} "
             "(convert first, e.g. t.to(torch.float32))"
         )
     if t.device.type not in ("cpu", "cuda"):
