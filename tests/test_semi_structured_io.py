@@ -427,3 +427,12 @@ def test_dask_pickles_2_4_chunks_between_processes():
     v = np.arange(16, dtype=np.float32)
     got = (X @ v).compute(scheduler="processes", num_workers=2)
     np.testing.assert_allclose(got, x @ v, rtol=1e-5)
+
+
+def test_docstring_examples_of_the_changed_modules_run():
+    import doctest
+    import importlib
+
+    for name in ("sparray._array.display", "sparray.io._npz", "sparray._layout.binsparse", "sparray.interop.scipy"):
+        mod = importlib.import_module(name)
+        assert doctest.testmod(mod).failed == 0, name
