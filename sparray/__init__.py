@@ -104,6 +104,9 @@ _REGISTERING = ("._functions.elementwise", "._layout.conversion", "._products.pr
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 # the functions that meet layouts they do not know through the layout door (sparray._functions.layout_door)
 _DOOR_FOLDERS = ("._functions", "._products", "._layout", ".io")
+# ... but not these: they read and write every layout's own components themselves (a 2:4 array's values,
+# metadata and transposed flag), so a 2:4 argument must reach them as it is, not as its CSR
+_NO_DOOR = frozenset(("save_npz", "load_npz", "from_binsparse"))
 
 
 def __getattr__(name):
@@ -114,7 +117,8 @@ def __getattr__(name):
             for module in _REGISTERING:
                 importlib.import_module(module, __name__)
         value = getattr(importlib.import_module(_HOME[name], __name__), name)
-        if _HOME[name].startswith(_DOOR_FOLDERS) and callable(value) and not isinstance(value, type):
+        door = _HOME[name].startswith(_DOOR_FOLDERS) and name not in _NO_DOOR
+        if door and callable(value) and not isinstance(value, type):
             from ._functions.layout_door import through_layouts
 
             value = through_layouts(value, name)  # a 2:4 argument: its native path, or its CSR

@@ -65,6 +65,9 @@ OPS = {
 }
 
 CHEAP = ["x*2+1", "sum0", "sum1", "max", "T", "x@v", "rechunk"]
+# what a Dask array of 2:4 chunks is checked with (test_semi_structured_io.py): the products, element-wise
+# functions (their chunks stay 2:4), reductions, and structure (the rest reach 2:4 chunks through their CSR)
+SEMI_OPS = ["x@v", "x@V", "x*2+1", "exp", "astype", "x+x", "sum0", "sum1", "sum", "max", "mean1", "T", "slice", "rechunk"]
 
 
 def aux_for(shape, seed=0):

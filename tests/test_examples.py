@@ -6,6 +6,8 @@ import runpy
 import numpy as np
 import pytest
 
+import sparray
+
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
 
 
@@ -41,6 +43,21 @@ def test_sparse_linear_layer_example(capsys):
     trained = _example("sparse_linear_layer")["main"](out_features=16, in_features=32, steps=10)
     assert trained.layout == "csr"
     assert "matches torch's forward pass" in capsys.readouterr().out
+
+
+def test_pruned_linear_example(capsys):
+    ns = _example("pruned_linear")
+    A = ns["main"]()  # the example's own sizes: a 1024 x 1024 float32 weight, a batch of 64
+    out = capsys.readouterr().out
+    assert A.layout == "2:4" and A.shape == (1024, 1024) and A.nse == 1024 * 512
+    assert "matches the dense product of the pruned weight" in out and "= 17/32 of the dense weight" in out
+    # the device part, on the simulated GPU (CuPy's rules, the kernels through the emulator)
+    from sparray.kernels.cuda import simulated
+
+    W, b = ns["layer"](32, 64, seed=3)
+    x = np.random.default_rng(4).standard_normal((64, 5)).astype(np.float32)
+    assert ns["on_device"](sparray.prune_2_4(W), x, b, simulated.to_simulated, lambda y: y.get(), "simulated") < 1e-2
+    assert "simulated: 2:4" in capsys.readouterr().out
 
 
 def test_tour_notebook_executes():

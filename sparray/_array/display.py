@@ -265,9 +265,25 @@ def summary_rows(A) -> list[tuple[str, str]]:
         rows.append(("blocksize", str(A.blocksize)))
     if A.layout == "coo":
         rows.append(("coalesced", str(A.is_coalesced)))
+    if A.layout == "2:4":
+        rows.append(("metadata", f"{tuple(A.metadata.shape)} uint16: a 4-bit code (the 2 kept positions) per group of 4"))
+        rows.append(("transposed", "True (the groups of 4 run down the columns)" if A.transposed else "False"))
     ratio = f" ({A.nbytes / dense_bytes:.2%} of dense {_fmt_bytes(dense_bytes)})" if dense_bytes else ""
+    if A.layout == "2:4" and dense_bytes:
+        ratio = ratio[:-1] + f"; values and metadata: {_semi_fraction(A, dense_bytes)} of it)"
     rows.append(("memory", _fmt_bytes(A.nbytes) + ratio))
     return rows
+
+
+def _semi_fraction(A, dense_bytes) -> str:
+    """The share of the dense bytes a 2:4 array's components take, as a fraction: 9/16 for float16
+    and 17/32 for float32 when the columns are a multiple of 16 (half the values plus 4 bits a group)."""
+    from fractions import Fraction
+
+    from .base import _itemsize
+
+    parts = sum(math.prod(c.shape) * _itemsize(c.dtype) for c in A._components().values())
+    return str(Fraction(parts, dense_bytes))
 
 
 def repr_html(A, *, max_pixels: int = 64) -> str:

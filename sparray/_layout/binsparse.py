@@ -14,6 +14,12 @@ What sparray exports (``descriptor["binsparse"]["format"]``):
 - BSR / BSC: binsparse has no blocked level, so they are exported as their CSR / CSC element
   form (a copy), with ``{"sparray": {"layout": ..., "blocksize": ...}}`` beside the binsparse
   key so that ``from_binsparse`` restores the blocks.
+- 2:4: binsparse has no level for groups of 4 either, so a 2:4 array is exported as the CSR of its
+  pattern (``A.as_hub()``: every kept position an entry, a kept position that holds the fill
+  too; a CSC when ``A.transposed``), the values shared with ``A``, with ``{"sparray": {"layout":
+  "2:4"}}`` beside the binsparse key. ``from_binsparse`` rebuilds the 2:4 components exactly from
+  such arrays (the codes from the column indices); other arrays carrying that key (two entries per
+  group not laid out in order) go through the dense form.
 - A non-zero scalar fill value: ``"fill": true`` and a one-element ``fill_value`` array. A fill
   that varies along the dense dims has no binsparse form (ValueError).
 - bool values are ``"bint8"`` (a uint8 view); complex values are ``"complex[float64]"`` (or
@@ -123,6 +129,9 @@ def _plan(A, with_arrays: bool):
     extra = {}
     if A.layout == "coo" and not A.is_coalesced:
         A = A.coalesce()
+    if A.layout == "2:4":
+        extra = {"sparray": {"layout": "2:4"}}
+        A = A.as_hub()  # kept on A: the descriptor and the arrays see the same CSR / CSC
     layout = A.layout
     if layout in ("bsr", "bsc"):
         extra = {"sparray": {"layout": layout, "blocksize": list(A.blocksize)}}
@@ -377,7 +386,46 @@ def _build(arrays, descriptor):
     extra = descriptor.get("sparray") if "binsparse" in descriptor else None
     if isinstance(extra, dict) and extra.get("layout") in ("bsr", "bsc"):
         A = A.to_layout(extra["layout"], blocksize=tuple(extra["blocksize"]))
+    elif isinstance(extra, dict) and extra.get("layout") == "2:4":
+        A = _semi_of_hub(A)
     return A
+
+
+def _semi_of_hub(A):
+    """The 2:4 array whose hub (``SemiStructured.as_hub``) is the CSR ``A`` (a CSC: transposed):
+    when every row holds two entries per group of 4, in order (row pointers ``r * cols / 2``), its
+    codes come from the column indices and its values are ``A``'s, exactly as exported; anything
+    else is encoded from the dense form (ValueError past 2 non-fill elements in a group)."""
+    from .semi_structured import pack_codes
+    from .._array.semi_structured import GROUP, SemiStructured
+
+    transposed = A.layout == "csc"
+    if A.layout not in ("csr", "csc") or A.dense_ndim or A.ndim < 2:
+        return A.to_layout("2:4")
+    xp = A._xp
+    *batch, rows, cols = (*A.shape[:-2], A.shape[-1], A.shape[-2]) if transposed else A.shape
+    half, ngroups = cols // 2, cols // GROUP
+    ptr, minor = A._cidx, A._pidx
+    exact = cols % GROUP == 0 and tuple(minor.shape) == (*batch, rows * half)
+    if exact and rows * half:
+        want = xp.arange(rows + 1, dtype=ptr.dtype, device=_device(ptr)) * half
+        pos = xp.reshape(xp.astype(minor, xp.int64), (*batch, rows, ngroups, 2))
+        pos = pos - xp.reshape(xp.arange(ngroups, dtype=xp.int64, device=_device(minor)) * GROUP, (ngroups, 1))
+        i0, i1 = pos[..., 0], pos[..., 1]
+        exact = bool(xp.all(ptr == want)) and bool(xp.all((i0 >= 0) & (i0 < i1) & (i1 < GROUP)))
+    if not exact:
+        return A.mT.to_layout("2:4").mT if transposed else A.to_layout("2:4")
+    if rows * half:
+        codes = xp.astype(i0, xp.uint16) | (xp.astype(i1, xp.uint16) << 2)
+    else:
+        codes = xp.zeros((*batch, rows, ngroups), dtype=xp.uint16, device=_device(minor))
+    values = xp.reshape(A._values, (*batch, rows, half))
+    return SemiStructured._from_parts(xp, values, pack_codes(xp, codes), A.shape, A._fill, checked=True,
+                                      transposed=transposed)
+
+
+def _device(x):
+    return array_api_compat.device(x)
 
 
 def _from_levels(xp, arrays, types, levels, stored_shape, swizzle):

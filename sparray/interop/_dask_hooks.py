@@ -27,9 +27,12 @@ def register_if_loaded() -> bool:
 
 
 def token(A):
-    """Dask's normalized token of ``A``: class, shape, fill and components hashed by content."""
+    """Dask's normalized token of ``A``: class, shape, fill, components hashed by content, and the
+    flags a layout's meaning depends on (``_pickle_flags``: a 2:4 array's ``transposed``, so that a
+    square ``A`` and ``A.mT``, which share their components, differ)."""
     from dask.tokenize import normalize_token
 
     register_if_loaded()
     parts = tuple(A._components().values())
-    return normalize_token(("sparray", type(A).__name__, A.shape, A.fill_value, parts))
+    flags = tuple(sorted(A._pickle_flags().items())) if hasattr(A, "_pickle_flags") else ()
+    return normalize_token(("sparray", type(A).__name__, A.shape, A.fill_value, parts, flags))

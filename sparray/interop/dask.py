@@ -17,6 +17,14 @@ time Dask tokenizes a sparray array or calls a NumPy function on a sparray chunk
 ``dask.array`` is loaded (``sparray.interop._dask_hooks``). Importing this module makes it certain
 before any graph is built, and is what ``from_sparray`` / ``from_dask_dense`` users do anyway.
 
+2:4 chunks. ``from_sparray`` of a 2:4 array cuts its components (a row block shares them; a
+column block starts at a group of 4: chunk sizes along the dim the groups run along must be
+multiples of 4), so every chunk, and the meta, is a 2:4 array; Dask's operations then meet 2:4
+chunks as any function does (``sparray._functions.layout_door``): ``np.matmul`` and element-wise
+functions natively (element-wise results stay 2:4), everything else on the CSR of the same
+pattern. Joining 2:4 chunks (``concatenate_lookup``, ``to_sparray``) joins their components into
+one 2:4 array when they share a fill and a ``transposed`` flag (:func:`semi_concat`).
+
 Fill values. A Dask array of sparray chunks has one fill value: ``from_sparray`` slices one array,
 ``from_dask_dense`` converts every block with one fill, and the array's ``_meta`` (an empty sparray
 array of the chunks' layout, dtype and fill) carries it. Joining arrays whose fills differ
@@ -54,11 +62,13 @@ from dask.array.dispatch import (
 
 import sparray
 from sparray._array.base import SparseArray
+from sparray._array.semi_structured import GROUP, WORD_GROUPS, SemiStructured
 from sparray._core.dtypes import dtype_name
 from sparray._core.fill import same_value
 from sparray._core.namespace import to_numpy
 
-__all__ = ["from_sparray", "to_sparray", "from_dask_dense", "concatenate_chunks", "percentile_chunk", "register"]
+__all__ = ["from_sparray", "to_sparray", "from_dask_dense", "concatenate_chunks", "percentile_chunk", "register",
+           "semi_block", "semi_concat"]
 
 
 # --- registration ---------------------------------------------------------------------------------------
@@ -95,7 +105,96 @@ def concatenate_chunks(arrays, axis=0):
                     f"array; got fills {_fill_text(ref)} and {_fill_text(a)}. Give them one fill first, e.g. "
                     "X.map_blocks(lambda b: sparray.asarray(b, fill_value=f), meta=...) or sparray arrays with one fill"
                 )
-    return sparray.concat(arrays, axis=axis)
+    joined = semi_concat(arrays, axis)
+    return joined if joined is not None else sparray.concat(arrays, axis=axis)
+
+
+# --- 2:4 chunks: blocks of the components, and joins of them ------------------------------------------
+def _stored_axis(ndim, axis, transposed):
+    """The dim of the stored matrix that the logical dim ``axis`` is (the last two swap when transposed)."""
+    return (2 * ndim - 3 - axis) if transposed and axis >= ndim - 2 else axis
+
+
+def semi_block(A, key):
+    """The block ``A[key]`` of a 2:4 array as a 2:4 array: ``key`` one slice of step 1 per dim, the
+    one along the groups (the stored matrix's columns) starting and ending at multiples of 4 (or
+    its end). Values and metadata are sliced (views), except that a column block that does not
+    start and end on a metadata word (16 columns) gets its codes packed again.
+
+    >>> import numpy as np, sparray
+    >>> A = sparray.asarray(np.array([[0.0, 1.0, 0.0, 2.0, 3.0, 0.0, 4.0, 0.0]]), layout="2:4")
+    >>> B = semi_block(A, (slice(0, 1), slice(4, 8)))
+    >>> B.layout, B.to_dense().tolist(), hex(int(B.metadata[0, 0]))
+    ('2:4', [[3.0, 0.0, 4.0, 0.0]], '0x4448')
+    """
+    from sparray._layout.semi_structured import pack_codes, unpack_codes
+
+    n = A.ndim
+    stored = [slice(None)] * n
+    for axis, k in enumerate(key):
+        start, stop, step = k.indices(A.shape[axis])
+        if step != 1:
+            raise ValueError(f"semi_block: expected slices of step 1; got {k!r} along dim {axis}")
+        stored[_stored_axis(n, axis, A.transposed)] = slice(start, max(start, stop))
+    cols = A._stored_shape[-1]
+    c = stored[-1]
+    c0, c1 = c.start, c.stop
+    if c0 % GROUP or (c1 % GROUP and c1 != cols):
+        raise ValueError(f"semi_block: a block of a 2:4 array starts and ends at a group of {GROUP} along the "
+                         f"{'rows' if A.transposed else 'columns'}; got {c0}:{c1}")
+    lead = tuple(stored[:-1])
+    values = A._values[(*lead, slice(c0 // 2, c1 // 2))]
+    word = GROUP * WORD_GROUPS
+    xp = A._xp
+    if c0 % word == 0 and (c1 % word == 0 or c1 == cols):
+        metadata = A._metadata[(*lead, slice(c0 // word, -(-c1 // word)))]
+    else:
+        codes = unpack_codes(xp, A._metadata[lead], cols // GROUP)[..., c0 // GROUP : c1 // GROUP]
+        metadata = pack_codes(xp, codes)
+    shape = tuple(len(range(*k.indices(A.shape[axis]))) for axis, k in enumerate(key))
+    return SemiStructured._from_parts(xp, values, metadata, shape, A._fill, checked=A._checked, transposed=A.transposed)
+
+
+def semi_concat(arrays, axis=0):
+    """The 2:4 ``arrays`` joined along ``axis`` as one 2:4 array, their components joined (groups
+    never straddle two arrays), or None when they cannot be (not all 2:4 arrays of one namespace,
+    dtype, fill and ``transposed`` flag, or shapes that do not fit: ``sparray.concat`` then joins
+    them, or says why not). Along the groups the metadata words are joined as they are when every
+    array but the last fills its words (columns a multiple of 16), else the codes are packed again."""
+    from sparray._layout.semi_structured import pack_codes, unpack_codes
+
+    arrays = list(arrays)
+    if not arrays or not all(isinstance(a, SemiStructured) for a in arrays):
+        return None
+    first = arrays[0]
+    n, t, xp = first.ndim, first.transposed, first._xp
+    if any(a.ndim != n or a.transposed != t or a._xp is not xp or a.dtype != first.dtype for a in arrays):
+        return None
+    if not all(_same_fill(first, a) for a in arrays[1:]):
+        return None
+    try:
+        axis = int(axis)
+    except TypeError:
+        return None
+    if not -n <= axis < n:
+        return None
+    axis %= n
+    if any(a.shape[:axis] + a.shape[axis + 1 :] != first.shape[:axis] + first.shape[axis + 1 :] for a in arrays):
+        return None
+    if len(arrays) == 1:
+        return first
+    sa = _stored_axis(n, axis, t)
+    values = xp.concat([a._values for a in arrays], axis=sa)
+    word = GROUP * WORD_GROUPS
+    if sa < n - 1 or all(a._stored_shape[-1] % word == 0 for a in arrays[:-1]):
+        metadata = xp.concat([a._metadata for a in arrays], axis=sa)
+    else:
+        codes = [unpack_codes(xp, a._metadata, a._stored_shape[-1] // GROUP) for a in arrays]
+        metadata = pack_codes(xp, xp.concat(codes, axis=-1))
+    shape = list(first.shape)
+    shape[axis] = sum(a.shape[axis] for a in arrays)
+    return SemiStructured._from_parts(xp, values, metadata, tuple(shape), first._fill,
+                                      checked=all(a._checked for a in arrays), transposed=t)
 
 
 def _tensordot_chunks(a, b, axes=2):
@@ -178,10 +277,24 @@ register()
 # --- building Dask arrays -----------------------------------------------------------------------------
 def meta_of(A):
     """Dask's meta of a sparray chunk: an empty array (every dim 0) of ``A``'s layout, dtype and fill."""
-    return A[tuple(slice(0, 0) for _ in range(A.ndim))]
+    key = tuple(slice(0, 0) for _ in range(A.ndim))
+    return semi_block(A, key) if isinstance(A, SemiStructured) else A[key]
+
+
+def _block(A, key):
+    return semi_block(A, key) if isinstance(A, SemiStructured) else A[key]
 
 
 def _check_block_aligned(A, chunks):
+    if A.layout == "2:4":
+        dim = A.ndim - 2 if A.transposed else A.ndim - 1  # the dim the groups of 4 run along
+        bad = [c for c in chunks[dim] if c % GROUP]
+        if bad:
+            raise ValueError(
+                f"from_sparray: chunks along dim {dim} must be multiples of {GROUP} for a 2:4 array (its groups of "
+                f"{GROUP} run along that dim, and its chunks keep the layout); got chunk sizes {chunks[dim]}"
+            )
+        return
     if A.layout not in ("bsr", "bsc"):
         return
     b = A.batch_ndim
@@ -206,7 +319,8 @@ def from_sparray(A, chunks="auto", *, nblocks=None, name=None):
     the dim is shorter). ``A`` is cut on the client: a row block of a CSR/BSR (a column block of a
     CSC/BSC) shares ``A``'s buffers, any other block is a new array; the chunks enter the graph as
     data, so a distributed cluster receives each chunk once. BSR/BSC chunk sizes along the sparse
-    dims must be multiples of the blocksize. The Dask array's meta carries ``A``'s layout, dtype and
+    dims must be multiples of the blocksize; a 2:4 array's chunks are 2:4 arrays (:func:`semi_block`:
+    row blocks share its components), their sizes along its groups multiples of 4. The Dask array's meta carries ``A``'s layout, dtype and
     fill.
 
     >>> import numpy as np, sparray
@@ -232,7 +346,7 @@ def from_sparray(A, chunks="auto", *, nblocks=None, name=None):
     graph = {}
     for idx in product(*(range(len(c)) for c in chunks)):
         key = tuple(slice(offsets[d][i], offsets[d][i + 1]) for d, i in enumerate(idx))
-        graph[(name, *idx)] = A[key] if A.ndim else A
+        graph[(name, *idx)] = _block(A, key) if A.ndim else A
     return da.Array(graph, name, chunks, dtype=dtype, meta=meta_of(A))
 
 
@@ -243,6 +357,8 @@ def _auto_chunks(A, nblocks=None):
     if A.ndim == 0:
         return ()
     dim = 1 if A.layout in ("csc", "bsc") and A.batch_ndim == 0 else 0
+    if A.layout == "2:4" and A.batch_ndim == 0 and A.transposed:
+        dim = 1  # the stored rows: any cut keeps the groups whole
     n = A.shape[dim]
     if nblocks is None:
         limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size"))
@@ -258,6 +374,8 @@ def _entry_counts(A, dim, step):
     BSR/BSC: ``step`` is its blocksize there), from the index row of a COO, and the same count per
     index otherwise (a batch dim holds the same number of entries in every batch)."""
     n = A.shape[dim] // step
+    if A.layout == "2:4":  # every stored row holds cols / 2 entries
+        return np.ones(n, np.int64)
     if A.layout == "coo" and dim < A.sparse_ndim:
         return np.bincount(np.asarray(to_numpy(A.indices[dim])) // step, minlength=n).astype(np.int64)
     if A.layout != "coo" and A.batch_ndim == 0 and dim == (1 if A.layout in ("csc", "bsc") else 0):
@@ -303,6 +421,15 @@ def from_dask_dense(X, *, fill_value=None, layout="coo", blocksize=None, sparse_
     if not isinstance(X, da.Array):
         raise TypeError(f"from_dask_dense: X must be a dask.array.Array; got {type(X).__name__}")
     kw = {"layout": layout, "fill_value": fill_value, "blocksize": blocksize, "sparse_ndim": sparse_ndim}
+    if layout == "2:4":
+        if X.ndim < 2:
+            raise ValueError(f"from_dask_dense: layout '2:4' needs at least 2 dims (*batch, rows, cols); got shape {X.shape}")
+        if any(c % GROUP for c in X.chunks[-1]):
+            raise ValueError(f"from_dask_dense: layout '2:4' needs chunks along the last dim that are multiples of "
+                             f"{GROUP} (each block is a 2:4 array); got {X.chunks[-1]}")
+        if index_dtype is not None:
+            raise ValueError(f"from_dask_dense: a 2:4 array has no index arrays (its metadata is uint16); "
+                             f"got index_dtype={index_dtype!r}")
     if layout in ("bsr", "bsc"):
         if blocksize is None:
             raise ValueError("from_dask_dense: layout 'bsr'/'bsc' needs blocksize=(bh, bw)")
@@ -366,8 +493,8 @@ def to_sparray(X, *, fill_value=None, **compute_kwargs):
     if not sparse and fill_value is None:
         grid = np.vectorize(lambda b: sparray.asarray(np.asarray(b)), otypes=[object])(grid)
     out = _join_grid(grid)
-    index_dtypes = {dtype_name(b.index_dtype) for _, b in sparse}
-    if len(index_dtypes) == 1:  # the chunks' index dtype, where the joined array allows it
+    index_dtypes = {dtype_name(b.index_dtype) for _, b in sparse if b.layout != "2:4"}  # 2:4: uint16 metadata
+    if len(index_dtypes) == 1 and out.layout != "2:4":  # the chunks' index dtype, where the joined array allows it
         (idt,) = index_dtypes
         if dtype_name(out.index_dtype) != idt and (idt == "int64" or max(out.shape + (out.nse,)) < 2**31):
             out = _as_index_dtype(out, idt)
@@ -414,4 +541,5 @@ def _join(blocks, axis):
     if len(blocks) == 1:
         b = blocks[0]
         return b if isinstance(b, SparseArray) else sparray.asarray(np.asarray(b))
-    return sparray.concat(blocks, axis=axis)
+    joined = semi_concat(blocks, axis)
+    return joined if joined is not None else sparray.concat(blocks, axis=axis)

@@ -12,7 +12,9 @@ Invariants:
 - ``to_scipy`` needs a zero fill value (scipy has no other), NumPy-convertible components
   and no dense (hybrid) dims. CSR, CSC and BSR share their buffers with the scipy array;
   BSC becomes ``csc`` by default. Batched compressed arrays and n-d COO become an n-d
-  ``coo_array`` (scipy >= 1.13 allows n-d COO only).
+  ``coo_array`` (scipy >= 1.13 allows n-d COO only). A 2:4 array (scipy has no such format)
+  becomes the CSR of its pattern (``A.as_hub()``; a CSC when ``A.transposed``), sharing its
+  values: every kept position is an entry, so a kept position that holds 0 is an explicit zero.
 
 >>> import scipy.sparse as sp, sparray
 >>> from sparray.interop.scipy import from_scipy, to_scipy
@@ -90,7 +92,8 @@ def _host(x):
 
 
 def to_scipy(A, format=None):
-    """``A`` as a scipy.sparse array; ``format`` is "coo", "csr", "csc" or "bsr" (default: the layout's own).
+    """``A`` as a scipy.sparse array; ``format`` is "coo", "csr", "csc" or "bsr" (default: the layout's own;
+    for a 2:4 array its hub's, "csr", or "csc" when transposed).
 
     Needs a zero fill value and no dense (hybrid) dims; arrays of more than 2 dims (n-d COO,
     batched CSR/CSC/BSR/BSC) become an n-d ``coo_array``.
@@ -102,6 +105,8 @@ def to_scipy(A, format=None):
 
     if not isinstance(A, SparseArray):
         raise TypeError(f"to_scipy: expected a sparray SparseArray; got {type(A).__module__}.{type(A).__name__}")
+    if A.layout == "2:4":  # scipy has no 2:4 format: the CSR (transposed: CSC) of the same pattern
+        A = A.as_hub()
     if not fill_is_zero(A._xp, A.fill_value):
         raise ValueError(
             "to_scipy: scipy.sparse has no fill value and this array's fill is non-zero; "

@@ -3,11 +3,13 @@
 File layout (format version 1), one NumPy array per key:
 
 - ``sparray_format``: 0-d int, the format version (1);
-- ``layout``: 0-d str, one of coo/csr/csc/bsr/bsc;
-- ``shape``: 1-d int64;
+- ``layout``: 0-d str, one of coo/csr/csc/bsr/bsc/2:4;
+- ``shape``: 1-d int64 (the logical shape);
 - ``fill_value``: the fill (0-d or dense-part shaped), in the values' dtype;
 - COO: ``indices``, ``values``, ``is_coalesced`` (0-d bool);
-  CSR/CSC/BSR/BSC: ``compressed_indices``, ``plain_indices``, ``values``.
+  CSR/CSC/BSR/BSC: ``compressed_indices``, ``plain_indices``, ``values``;
+  2:4: ``values``, ``metadata`` (uint16) and ``transposed`` (0-d bool), the components as they are
+  (the stored matrix's, whose shape is ``shape`` with its last two dims swapped when ``transposed``).
 
 Loading never unpickles (``allow_pickle=False``) and validates everything the constructors check,
 including the O(nse) invariants, so a corrupt or hand-edited file raises ``ValueError`` naming the
@@ -35,8 +37,9 @@ from .._core.namespace import to_numpy
 __all__ = ["load_npz", "save_npz"]
 
 FORMAT_VERSION = 1
-_LAYOUTS = ("coo", "csr", "csc", "bsr", "bsc")
-_COMPONENTS = {"coo": ("indices", "values")}
+_LAYOUTS = ("coo", "csr", "csc", "bsr", "bsc", "2:4")
+_COMPONENTS = {"coo": ("indices", "values"), "2:4": ("values", "metadata")}
+_FLAGS = {"coo": ("is_coalesced",), "2:4": ("transposed",)}
 _COMPRESSED = ("compressed_indices", "plain_indices", "values")
 
 
@@ -60,6 +63,9 @@ def save_npz(file, A, *, compressed=True):
     if A.layout == "coo":
         arrays["indices"] = to_numpy(A.indices)
         arrays["is_coalesced"] = np.asarray(bool(A.is_coalesced))
+    elif A.layout == "2:4":
+        arrays["metadata"] = to_numpy(A.metadata)
+        arrays["transposed"] = np.asarray(bool(A.transposed))
     else:
         arrays["compressed_indices"] = to_numpy(A.compressed_indices)
         arrays["plain_indices"] = to_numpy(A.plain_indices)
@@ -122,7 +128,7 @@ def _build(arrays):
         raise ValueError(f"shape must be a 1-d integer array; got dtype {shape_arr.dtype}, shape {shape_arr.shape}")
     shape = tuple(int(s) for s in shape_arr)
     names = _COMPONENTS.get(layout, _COMPRESSED)
-    expected = {"sparray_format", "layout", "shape", "fill_value", *names} | ({"is_coalesced"} if layout == "coo" else set())
+    expected = {"sparray_format", "layout", "shape", "fill_value", *names, *_FLAGS.get(layout, ())}
     missing, extra = sorted(expected - set(arrays)), sorted(set(arrays) - expected)
     if missing or extra:
         raise ValueError(f"a {layout} archive holds keys {sorted(expected)}; missing {missing}, unexpected {extra}")
@@ -132,11 +138,28 @@ def _build(arrays):
     if layout == "coo":
         coalesced = bool(_scalar(arrays, "is_coalesced", "b"))
         return COO(arrays["indices"], values, shape, fill_value=fill, is_coalesced=coalesced, check_invariants=True)
+    if layout == "2:4":
+        return _build_semi(arrays, values, fill, shape)
     cls = {"csr": CSR, "csc": CSC, "bsr": BSR, "bsc": BSC}[layout]
     A = cls(arrays["compressed_indices"], arrays["plain_indices"], values, shape, fill_value=fill, check_invariants=True)
     if A.shape != shape:
         raise ValueError(f"the components describe shape {A.shape}, but the archive says {shape}")
     return A
+
+
+def _build_semi(arrays, values, fill, shape):
+    """The 2:4 array of the archive: its components as stored, every code checked."""
+    from .._array.semi_structured import SemiStructured
+
+    metadata = arrays["metadata"]
+    if metadata.dtype != np.uint16:
+        raise ValueError(f"a 2:4 archive's metadata must be uint16 words; got dtype {metadata.dtype}")
+    transposed = bool(_scalar(arrays, "transposed", "b"))
+    if transposed and len(shape) < 2:
+        raise ValueError(f"a transposed 2:4 array has at least 2 dims; the archive says shape {shape}")
+    stored = (*shape[:-2], shape[-1], shape[-2]) if transposed else shape
+    A = SemiStructured(values, metadata, stored, fill_value=fill, check_invariants=True)
+    return A.mT if transposed else A
 
 
 def _load_scipy_npz(file, name, device):
