@@ -302,7 +302,13 @@ def test_row_slices_stay_2_4():
         got = A[key]
         assert got.layout == "2:4", key
         np.testing.assert_array_equal(got.to_dense(), x[key])
-    assert A[:, :, :8].layout == "csr"  # a column slice: the CSR's indexing
+    for key in [(slice(None), slice(None), slice(4, 12)), (1, slice(None), slice(0, 0)), (0, slice(1, 4), slice(8, None))]:
+        got = A[key]
+        assert got.layout == "2:4", key
+        np.testing.assert_array_equal(got.to_dense(), x[key])
+    got = A[:, :, 2:10]  # off the groups: the CSR's indexing
+    assert got.layout == "csr"
+    np.testing.assert_array_equal(got.to_dense(), x[:, :, 2:10])
 
 
 def test_inplace_keeps_the_object_or_refuses():
@@ -359,3 +365,13 @@ def test_simulated_device(fill):
     assert_same(sp.sum(D, axis=2), x.sum(axis=2), rtol=1e-5, atol=1e-4)
     assert_same(sp.asarray(to_place(x, "simulated"), layout="2:4", fill_value=fill), x)
     assert D.to_device("cpu").layout == "2:4"
+
+
+def test_docstring_examples():
+    import doctest
+    import importlib
+
+    for name in ("_array.semi_structured", "_layout.semi_structured", "_functions.semi_structured",
+                 "_products.semi_structured", "_functions.layout_door"):
+        mod = importlib.import_module("sparray." + name)
+        assert doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0, name

@@ -30,7 +30,7 @@ transposed), element-wise functions of one array and operators with a scalar (sa
 >>> x = np.array([[0.0, 0.0, 1.0, 2.0, 3.0, 0.0, 0.0, 4.0]])
 >>> A = sparray.asarray(x, layout="2:4")
 >>> A.values.tolist(), hex(int(A.metadata[0, 0]))
-([[1.0, 2.0, 3.0, 4.0]], '0x4ce')
+([[1.0, 2.0, 3.0, 4.0]], '0x44ce')
 >>> bool(np.all(A.to_dense() == x)), A.mT.shape, A.mT.transposed
 (True, (8, 1), True)
 """
@@ -71,7 +71,7 @@ class SemiStructured(SparseArray):
     under ``sparray.check_invariants()``.
 
     >>> import sparray, numpy as np
-    >>> A = sparray.SemiStructured([[5.0, 7.0]], np.array([[0x9]], dtype=np.uint16), fill_value=-1.0)
+    >>> A = sparray.SemiStructured([[5.0, 7.0]], np.array([[0x4449]], dtype=np.uint16), fill_value=-1.0)
     >>> A.to_dense().tolist()
     [[-1.0, 5.0, 7.0, -1.0]]
     """

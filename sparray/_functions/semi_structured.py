@@ -76,21 +76,28 @@ def _rank(xp, groups, fill):
 
 
 def getitem(A, key):
-    """``A[key]``: batch indices and a row slice of an untransposed array keep the 2:4 layout (the
-    components sliced, nothing decoded); anything else indexes the CSR of the same pattern."""
+    """``A[key]``: batch indices, a row slice and a column slice on group boundaries of an
+    untransposed array keep the 2:4 layout (the components sliced, the codes repacked for a column
+    slice); anything else indexes the CSR of the same pattern."""
     out = _row_slice(A, key)
     return out if out is not None else A.as_hub()[key]
 
 
 def _row_slice(A, key):
+    """``A[key]`` as a 2:4 array when ``key`` takes batch indices, a row slice and (optionally) a
+    column slice of step 1 whose ends fall on group boundaries (Dask's ``meta[0:0, 0:0]``
+    included), else None."""
     if A._transposed:
         return None
     items = key if isinstance(key, tuple) else (key,)
     b = A.batch_ndim
     if items and items[-1] is Ellipsis:
         items = items[:-1]
-    if len(items) == A.ndim and items[-1] == slice(None):
-        items = items[:-1]
+    cols = slice(None)
+    if len(items) == A.ndim:
+        items, cols = items[:-1], items[-1]
+        if not isinstance(cols, slice):
+            return None
     if len(items) > b + 1 or Ellipsis in items or None in items:
         return None
     items = (*items, *(slice(None),) * (b + 1 - len(items)))
@@ -103,7 +110,19 @@ def _row_slice(A, key):
             except TypeError:
                 return None
     values, metadata = A._values[items], A._metadata[items]
-    shape = (*values.shape[:-1], A.shape[-1])
+    ncols = A.shape[-1]
+    if cols != slice(None):
+        start, stop, step = cols.indices(ncols)
+        stop = max(stop, start)
+        if step != 1 or start % GROUP or stop % GROUP:
+            return None
+        if (start, stop) != (0, ncols):
+            from .._layout.semi_structured import pack_codes, unpack_codes
+
+            xp = A._xp
+            codes = unpack_codes(xp, metadata, ncols // GROUP)[..., start // GROUP: stop // GROUP]
+            values, metadata, ncols = values[..., start // 2: stop // 2], pack_codes(xp, codes), stop - start
+    shape = (*values.shape[:-1], ncols)
     return SemiStructured._from_parts(A._xp, values, metadata, shape, A._fill, checked=A._checked)
 
 
