@@ -53,6 +53,7 @@ _HOMES = {
         "complex64", "complex128", "float16", "result_type", "can_cast", "finfo", "iinfo", "isdtype",
     ),
     "._core.validation": ("check_invariants",),
+    "._core.fill": ("undefined",),
     "._engine.dispatch": ("SparrayPerformanceWarning", "backends", "use_backend", "kernel_table"),
     "._layout.conversion": ("astype",),
     "._layout.binsparse": ("from_binsparse",),
@@ -161,7 +162,7 @@ __all__ = [
     "matmul", "tensordot", "vecdot", "addmm", "sampled_addmm", "softmax", "log_softmax", "einsum", "pad",
     "transpose", "save_npz", "load_npz", "from_binsparse", "from_dlpack",
     "backends", "use_backend", "kernel_table", "check_invariants", "spy",
-    "AUTO_DENSIFY_THRESHOLD", "auto_densify",
+    "AUTO_DENSIFY_THRESHOLD", "auto_densify", "undefined",
     "e", "inf", "nan", "pi", "newaxis",
 ]  # fmt: skip
 

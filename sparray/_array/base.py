@@ -54,8 +54,16 @@ class SparseArray(scipy_protocol.ScipyNames):
 
     @property
     def fill_value(self):
-        """The value of every unspecified element: 0-d, or shaped like the dense part."""
+        """The value of every unspecified element: 0-d, or shaped like the dense part; for the
+        undefined fill (``sparray.undefined``) an empty array of shape ``(0,)``."""
         return self._fill
+
+    @property
+    def fill_is_defined(self) -> bool:
+        """False when the fill is ``sparray.undefined`` (unspecified elements hold no value: a graph's
+        missing edges); ``fill_value`` is then an empty array of shape ``(0,)`` (docs/graphs.md)."""
+        f = self._fill.shape
+        return not (len(f) == 1 and f[0] == 0)
 
     @property
     def dense_ndim(self) -> int:
@@ -137,6 +145,8 @@ class SparseArray(scipy_protocol.ScipyNames):
 
     def __getitem__(self, key):
         """``self[key]`` with NumPy's basic and advanced indexing rules (see ``sparray._functions.indexing``)."""
+        if not self.fill_is_defined:
+            return forward.undefined_getitem(self, key)
         return forward.getitem(self, key)
 
     def __len__(self):
@@ -202,7 +212,10 @@ class SparseArray(scipy_protocol.ScipyNames):
         head = f"sparray.{type(self).__name__}("
         pad = " " * len(head)
         fill = self._fill
-        fill_text = repr(_to_python(fill)) if fill.ndim == 0 else _array_text(fill, pad + " " * 11)
+        if not self.fill_is_defined:
+            fill_text = "undefined"
+        else:
+            fill_text = repr(_to_python(fill)) if fill.ndim == 0 else _array_text(fill, pad + " " * 11)
         parts = [f"shape={self.shape}", f"dtype={_dtype_str(self.dtype)}", f"nse={self.nse}", f"fill_value={fill_text}"]
         if self.dense_ndim:
             parts.append(f"dense_ndim={self.dense_ndim}")

@@ -240,8 +240,11 @@ class Compressed(SparseArray):
         return self._pidx
 
     # --- methods ------------------------------------------------------------------------------------
-    def to_dense(self):
-        """The dense array (of the components' namespace) this sparse array stands for."""
+    def to_dense(self, *, fill_value=None):
+        """The dense array (of the components' namespace) this sparse array stands for;
+        ``fill_value=v`` writes ``v`` at the unspecified elements instead of the fill (required when the fill is ``sparray.undefined``)."""
+        if fill_value is not None or not self.fill_is_defined:
+            return forward.dense_with_fill(self, fill_value)
         lean = forward.lean_to_dense(self)  # a 2-D NumPy CSR or CSC: straight to the kernel
         if lean is not None:
             return lean

@@ -198,8 +198,11 @@ class COO(SparseArray):
         """Unique, sorted positions; values at duplicate positions summed (bool: logical or)."""
         return forward.coalesce(self)
 
-    def to_dense(self):
-        """The dense array (of the components' namespace) this sparse array stands for."""
+    def to_dense(self, *, fill_value=None):
+        """The dense array (of the components' namespace) this sparse array stands for;
+        ``fill_value=v`` writes ``v`` at the unspecified elements instead of the fill (required when the fill is ``sparray.undefined``)."""
+        if fill_value is not None or not self.fill_is_defined:
+            return forward.dense_with_fill(self, fill_value)
         return forward.to_dense(self)
 
     def copy(self) -> COO:

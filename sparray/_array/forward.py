@@ -63,6 +63,20 @@ def lean_to_dense(A):
 
 
 # --- the layout conversions (_layout/) -----------------------------------------------------------------
+def undefined_getitem(A, key):
+    global undefined_getitem
+    from .._functions.undefined import getitem as undefined_getitem
+
+    return undefined_getitem(A, key)
+
+
+def dense_with_fill(A, fill_value):
+    global dense_with_fill
+    from .._functions.undefined import dense_with_fill
+
+    return dense_with_fill(A, fill_value)
+
+
 def semi_to_dense(A):
     global semi_to_dense
     from .._layout.semi_structured import to_dense as semi_to_dense

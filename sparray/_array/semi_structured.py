@@ -201,8 +201,11 @@ class SemiStructured(SparseArray):
                                       checked=self._checked, transposed=not self._transposed)
 
     # --- methods ------------------------------------------------------------------------------------
-    def to_dense(self):
-        """The dense array (of the components' namespace) this array stands for."""
+    def to_dense(self, *, fill_value=None):
+        """The dense array (of the components' namespace) this array stands for;
+        ``fill_value=v`` writes ``v`` at the unspecified elements instead of the fill (required when the fill is ``sparray.undefined``)."""
+        if fill_value is not None or not self.fill_is_defined:
+            return forward.dense_with_fill(self, fill_value)
         return forward.semi_to_dense(self)
 
     def as_hub(self):

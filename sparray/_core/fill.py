@@ -28,7 +28,50 @@ from .dtypes import dtype_name
 from .namespace import is_array
 from ..kernels._kept import KeptPerArray
 
-__all__ = ["normalize_fill", "same_value", "fill_is_zero", "as_fill_array", "sum_zero"]
+__all__ = ["normalize_fill", "same_value", "fill_is_zero", "as_fill_array", "sum_zero", "undefined", "is_undefined"]
+
+
+class Undefined:
+    """The undefined fill (the fill-value RFC's point 13): an unspecified element has no value at
+    all, as a missing edge of a graph has none (GraphBLAS's model). ``fill_value=sparray.undefined``
+    is accepted wherever a fill is; the array then holds an empty fill of shape ``(0,)`` (the RFC's
+    spelling: a fill with a zero-size dim) and ``A.fill_is_defined`` is False. One object, like
+    ``None``: compare with ``is``.
+
+    >>> import sparray
+    >>> sparray.undefined, sparray.undefined is type(sparray.undefined)()
+    (sparray.undefined, True)
+    """
+
+    _one = None
+
+    def __new__(cls):
+        if cls._one is None:
+            cls._one = super().__new__(cls)
+        return cls._one
+
+    def __repr__(self) -> str:
+        return "sparray.undefined"
+
+    def __reduce__(self):
+        return (Undefined, ())
+
+    def __bool__(self):
+        raise TypeError("sparray.undefined has no truth value (compare with `is`)")
+
+
+undefined = Undefined()
+
+
+def is_undefined(fill) -> bool:
+    """Whether the fill array ``fill`` is the undefined fill: 1-d of size 0 (RFC point 13).
+
+    >>> import numpy as np
+    >>> is_undefined(np.empty((0,))), is_undefined(np.zeros(()))
+    (True, False)
+    """
+    shape = fill.shape
+    return len(shape) == 1 and shape[0] == 0
 
 _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 
@@ -41,12 +84,16 @@ def _kind(xp, dtype) -> str:
 def normalize_fill(xp, fill_value, dtype, dense_shape, who: str):
     """``fill_value`` (None, a scalar or an array) as an array of ``xp`` of ``dtype``.
 
-    The result is 0-d, or shaped ``dense_shape`` when the given value is not 0-d. A value that the
+    The result is 0-d, or shaped ``dense_shape`` when the given value is not 0-d, or the undefined
+    fill ``xp.empty((0,))`` for ``sparray.undefined`` (or an array of that shape, when the dense
+    part is not itself ``(0,)``). A value that the
     dtype cannot represent (nan for an int array, 2.5 for an int array, 1j for a real array) raises
     ValueError rather than being truncated.
     """
     if fill_value is None:
         return xp.zeros((), dtype=dtype)
+    if fill_value is undefined:
+        return xp.empty((0,), dtype=dtype)
     try:
         given = fill_value if is_array(fill_value) else xp.asarray(fill_value)
     except (TypeError, ValueError) as e:
@@ -65,6 +112,8 @@ def normalize_fill(xp, fill_value, dtype, dense_shape, who: str):
     if given.ndim == 0:
         return given
     dense_shape = tuple(dense_shape)
+    if is_undefined(given) and dense_shape != (0,):
+        return given
     if given.ndim > len(dense_shape):
         raise ValueError(
             f"{who}: fill_value of shape {tuple(given.shape)} must be broadcastable to the dense part "

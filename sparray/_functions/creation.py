@@ -24,7 +24,7 @@ import math
 from .._array.base import SparseArray
 from .._layout.conversion import astype, from_dense
 from .._core.dtypes import dtype_name, resolve_dtype
-from .._core.fill import normalize_fill, same_value
+from .._core.fill import is_undefined, normalize_fill, same_value
 from .._core.namespace import is_array, namespace_for_device, namespace_of
 from .._core.validation import normalize_shape
 
@@ -328,9 +328,12 @@ def _is_torch_semi(x) -> bool:
 
 
 def _refill(A, fill_value):
-    """``A`` with a new fill value; positions holding the old fill become specified."""
+    """``A`` with a new fill value; positions holding the old fill become specified. To or from the
+    undefined fill the entries stay as they are (the unspecified elements take the new fill)."""
     xp = A._xp
     new = normalize_fill(xp, fill_value, A.dtype, A.dense_shape, "asarray")
+    if is_undefined(new) or is_undefined(A._fill):  # the entries kept; the unspecified elements take the new fill
+        return A._replace_values(A._values, new)
     if A._fill.shape == new.shape and bool(xp.all(same_value(xp, A._fill, new))):
         return A
     dense = A.to_dense()

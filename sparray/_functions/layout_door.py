@@ -16,7 +16,10 @@ is of such a layout:
    ``sin(A)`` and ``A * 2`` of a 2:4 array are 2:4 arrays. Any other result is what the function
    gives for the hub (a CSR, a COO, a dense result).
 
-A call with no argument of such a layout costs one look at the arguments.
+An argument with an undefined fill (``sparray.undefined``) takes that fill's rules first
+(``sparray._functions.undefined``), which call the function back with defined fills.
+
+A call with no argument of such a layout or fill costs one look at the arguments.
 
 >>> import sparray, numpy as np
 >>> A = sparray.asarray(np.array([[0.0, 1.0, 0.0, 2.0]]), layout="2:4")
@@ -28,7 +31,9 @@ from __future__ import annotations
 
 import functools
 
+from .._array.base import SparseArray
 from .._array.semi_structured import SemiStructured
+from .._core.fill import is_undefined
 
 __all__ = ["through_layouts", "NATIVE", "hub_args"]
 
@@ -50,12 +55,18 @@ NATIVE = None
 
 
 def _has_hub_layout(args, kwargs) -> bool:
+    """Whether an argument is of a hub layout or has an undefined fill (a 1-d fill of size 0)."""
     for a in (*args, *kwargs.values()) if kwargs else args:
-        if isinstance(a, HUB_LAYOUTS):
-            return True
-        if type(a) in (list, tuple) and any(isinstance(x, HUB_LAYOUTS) for x in a):
+        if isinstance(a, SparseArray):
+            if isinstance(a, HUB_LAYOUTS) or a._fill.shape == (0,):
+                return True
+        elif type(a) in (list, tuple) and any(isinstance(x, SparseArray) and (isinstance(x, HUB_LAYOUTS) or x._fill.shape == (0,)) for x in a):
             return True
     return False
+
+
+def _has_undefined(args, kwargs) -> bool:
+    return any(isinstance(a, SparseArray) and is_undefined(a._fill) for a in _flat(args, kwargs))
 
 
 def hub_args(args, kwargs):
@@ -96,8 +107,12 @@ def through_layouts(func, name):
     def door(*args, **kwargs):
         if not _has_hub_layout(args, kwargs):
             return func(*args, **kwargs)
+        if _has_undefined(args, kwargs):  # the undefined fill's rules first (sparray._functions.undefined)
+            from .undefined import call
+
+            return call(name, door_again, args, kwargs)
         table = NATIVE if NATIVE is not None else _native_table()
-        layout = next(a.layout for a in _flat(args, kwargs) if isinstance(a, HUB_LAYOUTS))
+        layout = next((a.layout for a in _flat(args, kwargs) if isinstance(a, HUB_LAYOUTS)), None)
         native = table.get(layout, {}).get(name)
         if native is not None:
             out = native(*args, **kwargs)
@@ -105,6 +120,9 @@ def through_layouts(func, name):
                 return out
         hub_in, hub_kw, hubs = hub_args(args, kwargs)
         return _back_in_layout(func(*hub_in, **hub_kw), hubs)
+
+    def door_again(*args, **kwargs):  # the undefined fill's rules call the function back with defined fills
+        return door(*args, **kwargs)
 
     door.__through_layouts__ = True
     _DOORS[func] = door

@@ -14,7 +14,7 @@ import math
 
 from .._engine import dispatch as _dispatch
 from .._core.dtypes import resolve_dtype
-from .._core.fill import normalize_fill, same_value
+from .._core.fill import is_undefined, normalize_fill, same_value
 from .._core.keys import index_dtype_for, linear_keys, unravel
 from .._core.namespace import namespace_of
 from ..kernels._kept import KeptPerArray
@@ -273,6 +273,8 @@ def to_layout(A, layout, *, blocksize=None, dense_ndim=None):
     kept). ``dense_ndim`` moves trailing sparse dims into the dense part (or back); for the
     compressed layouts the dims before the last two non-dense dims are batch dims.
     """
+    if is_undefined(A._fill):
+        return _to_layout_undefined(A, layout, blocksize, dense_ndim)
     if layout == "2:4":
         from . import semi_structured
 
@@ -282,6 +284,25 @@ def to_layout(A, layout, *, blocksize=None, dense_ndim=None):
     if out is not A:
         _carry_finite_values(A, out)
     return out
+
+
+def _to_layout_undefined(A, layout, blocksize, dense_ndim):
+    """``to_layout`` of an array whose fill is undefined: its entries converted (with a stand-in
+    fill) and the fill undefined again. A conversion that would add entries (the fill-valued
+    padding of a batched compressed array whose batches hold different counts, the blocks of
+    BSR/BSC, a 2:4 group's spare kept slots) has no value to give them: ValueError."""
+    xp = A._xp
+    stand = A._replace_values(A._values, xp.zeros((), dtype=A.dtype))
+    out = to_layout(stand, layout, blocksize=blocksize, dense_ndim=dense_ndim)
+    before = A.nse * math.prod(A.batch_shape) * math.prod(A._values.shape[A._values_lead:]) if A.layout != "coo" else math.prod(A._values.shape)
+    after = out.nse * math.prod(out.batch_shape) * math.prod(out._values.shape[out._values_lead:]) if out.layout != "coo" else math.prod(out._values.shape)
+    if after > before and not (A.layout == "coo" and not A.is_coalesced):
+        raise ValueError(
+            f"to_layout: converting this {A.layout} array with an undefined fill to {layout!r} would add "
+            f"{after - before} stored elements (padding, blocks or groups) that have no value; convert with a fill "
+            "(sparray.asarray(A, fill_value=v)) or keep the layout"
+        )
+    return out._replace_values(out._values, xp.empty((0,), dtype=out.dtype))
 
 
 def _carry_finite_values(src, dst):
