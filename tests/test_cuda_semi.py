@@ -184,7 +184,7 @@ def test_other_dtypes(place):
 # (batch, rows, cols, N, integers up to): one warp's two row tiles and a partial one, a partial
 # k-pair, batches, N below and above one column tile, tiny and 4-column matrices; the last one's
 # sums go past 2048, where float16 rounds
-MMA_CASES = (((), 40, 96, 24, 8), ((2,), 17, 36, 8, 8), ((), 5, 4, 1, 8), ((), 33, 132, 130, 30))
+MMA_CASES = (((), 40, 96, 24, 8), ((2,), 17, 36, 8, 8), ((), 5, 4, 1, 8), ((), 17, 68, 130, 30))
 
 
 @pytest.mark.parametrize("place", PLACES)
@@ -223,14 +223,16 @@ def test_tensor_cores_on_quarters(place):
 
 def test_auto_picks_tensor_cores_above_sixteen_columns():
     rng = np.random.default_rng(9)
-    values, meta, dense = random_semi(rng, (), 16, 32, np.float16, 0, integers=True)
-    args = [simulated.to_simulated(a) for a in (values, meta)]
-    tc = semi.tensor_core_metadata(args[1], 16, 32)
-    for N, kernel in ((16, "semi_rows<sp_half>"), (17, "semi_mma<2, 0>")):
+    colsum = "semi_line_sums<sp_half>"
+    for N, fill, kernels in ((16, 0.0, ["semi_rows<sp_half>"]), (17, 0.0, ["semi_mma<2, 0>"]),
+                             (17, 1.5, [colsum, "semi_mma<1, 1>"]), (16, 1.5, [colsum, "semi_rows<sp_half>"])):
+        values, meta, dense = random_semi(rng, (), 16, 32, np.float16, fill, integers=True)
+        args = [simulated.to_simulated(a) for a in (values, meta)]
+        tc = semi.tensor_core_metadata(args[1], 16, 32)
         x = _x(rng, (32, N), np.float16, integers=True)
-        with simulated.counting() as c:
-            got = semi.semi_matmul_dense(*args, simulated.to_simulated(x), 0.0, 32, tc_metadata=tc)
-        assert [name for _, name in c.launches] == [kernel]
+        with simulated.counting() as c:  # one launch (two with a fill) and no read
+            got = semi.semi_matmul_dense(*args, simulated.to_simulated(x), fill, 32, tc_metadata=tc)
+        assert [name for _, name in c.launches] == kernels
         assert c.syncs == 0
         _check(got, _product(dense, x, np.dtype(np.float16)), np.dtype(np.float16), exact=True)
     assert semi.choose_method(np.float32, 512) == "cuda_cores"

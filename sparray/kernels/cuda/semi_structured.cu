@@ -94,8 +94,10 @@ struct sp_semi<sp_half> {
 // `sub` takes metadata words sub, sub + lanes, ... of the row (consecutive lanes read consecutive
 // words and the 8 values under each: coalesced), decodes its 4 groups and multiplies each kept
 // value, minus the fill (nfill = -fill), with the row of X under it; the group's sums meet in its
-// first lane through a shuffle tree. The warp walks its items in step, so every lane reaches every
-// shuffle; every item has at most nqw = min(N, 8) columns, so the shuffles are uniform too.
+// first lane through a shuffle tree. Items run row-major (the column blocks of a row side by side,
+// so a row read again for its next block is still in cache). The warp walks its items in step, so
+// every lane reaches every shuffle; every item has at most nqw = min(N, 8) columns, so the shuffles
+// are uniform too.
 template <class T>
 __global__ void semi_rows(const T* vals, const unsigned short* meta, const T* x, long long nrows, long long rows,
                           long long cols, long long N, typename sp_semi<T>::C nfill, typename sp_semi<T>::C fill,
@@ -110,7 +112,7 @@ __global__ void semi_rows(const T* vals, const unsigned short* meta, const T* x,
     for (long long base = warp * per; base < items; base += nwarps * per) {
         long long item = base + lane / lanes;
         bool live = item < items;
-        long long jb = live ? item / nrows : 0, R = live ? item - jb * nrows : 0;  // R = b * rows + r
+        long long R = live ? item / njb : 0, jb = live ? item - R * njb : 0;  // R = b * rows + r
         long long b = R / rows, j0 = jb * SP_SEMI_JB;
         int nq = live ? (int)(N - j0 < SP_SEMI_JB ? N - j0 : SP_SEMI_JB) : 0;
         C acc[SP_SEMI_JB];

@@ -207,9 +207,9 @@ def _require_sm80(drv, who):
 
 
 def _line_lanes(nlines, length):
-    """Lanes per line of semi_line_sums: a warp per line for few lines, one lane per line (coalesced
-    across adjacent lines) for many."""
-    return 1 if nlines >= 8192 else lanes_for(min(length, max(1, 65536 // max(nlines, 1))))
+    """Lanes per line of semi_line_sums: enough for about 65536 threads (a warp per line for few
+    lines, one lane per line, coalesced across adjacent lines, for 65536 lines and more)."""
+    return lanes_for(min(length, max(1, 65536 // max(nlines, 1))))
 
 
 def _colsum(drv, x3, nb, cols, N, tname, ctype):
