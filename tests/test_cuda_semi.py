@@ -413,6 +413,53 @@ def test_any_codes_are_read_as_written_and_never_out_of_bounds(dtype):
         _check(got, _product(_scatter(values, sane, cols, 0, np.dtype(np.float64)), x, dtype), dtype, exact=True)
 
 
+@pytest.mark.parametrize("place", PLACES)
+def test_zero_fill_multiplies_the_stored_values_only(place):
+    """With a zero fill the kernels compute S @ X and X @ S as stored: inf and nan in x under a kept
+    value spread (inf * 0 is nan), under an unstored position they are not read (the caller's
+    unread-NaN rule decides those), as in CSR's kernels. Tensor cores: the emulator's mma.sp
+    multiplies kept values only; on a GPU this case asks the hardware the same."""
+    rng = np.random.default_rng(15)
+    rows, cols, N = 18, 40, 20
+    for dtype in (np.dtype(np.float32), np.dtype(np.float16)):
+        codes = VALID[rng.integers(0, 6, size=(rows, cols // 4))]
+        values = _x(rng, (rows, cols // 2), dtype, integers=True)
+        values[0, :4] = 0  # some kept zeros meet an inf
+        meta = _words(codes)
+        kept = (4 * np.arange(cols // 4)[:, None] + np.stack([codes & 3, codes >> 2], axis=-1)).reshape(rows, cols // 2)
+        x = _x(rng, (cols, N), dtype, integers=True)
+        x[kept[0, 0], 0], x[kept[1, 3], 1] = np.inf, np.nan  # under kept values
+        unstored = np.setdiff1d(np.arange(cols), kept[2])[0]
+        x[unstored, 2] = np.inf  # under nothing row 2 keeps (other rows may keep it)
+        want = np.einsum("rk,rkn->rn", values.astype(np.float64), x.astype(np.float64)[kept]).astype(dtype)
+        methods = ("cuda_cores", "tensor_cores") if dtype == np.float16 else ("cuda_cores",)
+        with np.errstate(invalid="ignore"):
+            for method in methods:
+                got = semi.semi_matmul_dense(_put(values, place), _put(meta, place), _put(x, place), 0, cols,
+                                             method=method)  # fmt: skip
+                np.testing.assert_array_equal(_host(got), want)
+            xl = _x(rng, (3, rows), dtype, integers=True)
+            xl[0, 0], xl[1, 5] = np.inf, np.nan
+            want = np.zeros((3, cols))
+            for r in range(rows):
+                np.add.at(want, (slice(None), kept[r]), xl[:, r : r + 1].astype(np.float64) * values[r].astype(np.float64))
+            got = semi.dense_matmul_semi(_put(xl, place), _put(values, place), _put(meta, place), 0, cols)
+            np.testing.assert_array_equal(_host(got), want.astype(dtype))
+
+
+def test_fill_as_a_device_scalar():
+    """A fill held on the device is read once (the launchers want it on the host)."""
+    rng = np.random.default_rng(16)
+    values, meta, dense = random_semi(rng, (), 9, 12, np.float64, 1.5)
+    x = _x(rng, (12, 2), np.float64)
+    args = [simulated.to_simulated(a) for a in (values, meta, x)]
+    fill = simulated.to_simulated(np.array(1.5))
+    with simulated.counting() as c:
+        got = semi.semi_matmul_dense(*args, fill, 12)
+    assert c.syncs == 1
+    _check(got, _product(dense, x, np.dtype(np.float64)), np.dtype(np.float64))
+
+
 # ---- shapes and errors -------------------------------------------------------------------------------------
 
 

@@ -197,10 +197,15 @@ def _address(a):
     return inner.ctypes.data if isinstance(inner, np.ndarray) else a.data.ptr
 
 
-def _require_sm80(drv, who):
+def _device(drv, a):
+    """The CuPy device of array ``a``."""
+    return drv.xp.cuda.Device(a.device.id)
+
+
+def _require_sm80(drv, who, a):
     """On a GPU: the source holds mma.sp (sm_80+), so an older device cannot build it."""
     if drv.name == "cupy":
-        cc = int(drv.xp.cuda.Device().compute_capability)
+        cc = int(_device(drv, a).compute_capability)
         if cc < 80:
             raise KernelDeclined(f"{who}: the 2:4 CUDA kernels need compute capability 8.0 or newer "
                                  f"(their source holds mma.sp); this device has {cc // 10}.{cc % 10}")  # fmt: skip
@@ -246,8 +251,8 @@ def tensor_core_metadata(metadata, rows, cols, *, check=True):
     who = "tensor_core_metadata"
     drv = driver_for(metadata)
     xp = drv.xp
-    _require_sm80(drv, who)
     metadata = xp.asarray(metadata)
+    _require_sm80(drv, who, metadata)
     rows, cols = operator.index(rows), operator.index(cols)
     if cols < 0 or cols % 4:
         raise ValueError(f"{who}: cols must be a non-negative multiple of 4 (2:4 groups), got {cols}")
@@ -348,24 +353,26 @@ def _unpack_d(d):
     return out
 
 
-def _tensor_cores_ok(drv) -> bool:
-    """Whether this device's mma.sp reads the fragments and metadata as laid out here (a GPU: the
-    probe once per device and process; the emulators implement the layout as documented)."""
+def _tensor_cores_ok(drv, a) -> bool:
+    """Whether the mma.sp of the device of array ``a`` reads the fragments and metadata as laid out
+    here (a GPU: the probe once per device and process; the emulators implement the layout as
+    documented)."""
     if drv.name != "cupy":
         return True
-    dev = drv.xp.cuda.Device().id
-    if dev not in _AGREE:
+    device = _device(drv, a)
+    if device.id not in _AGREE:
         values, codes, b, c, want = _probe_case()
         ok = True
-        for sel in (0, 1):
-            frags = [drv.xp.asarray(v) for v in mma_fragments(values, codes, b, c, sel)]
-            ok = ok and np.array_equal(_unpack_d(mma_probe(*frags, sel).get()), want)
+        with device:
+            for sel in (0, 1):
+                frags = [drv.xp.asarray(v) for v in mma_fragments(values, codes, b, c, sel)]
+                ok = ok and np.array_equal(_unpack_d(mma_probe(*frags, sel).get()), want)
         if not ok:
             warnings.warn("sparray: this GPU's mma.sp does not read the 2:4 metadata as the PTX ISA's figure is read "
                           "here (kernels/cuda/semi_structured.cu); float16 2:4 products run on CUDA cores instead. "
                           "Please report it.", RuntimeWarning, stacklevel=3)  # fmt: skip
-        _AGREE[dev] = ok
-    return _AGREE[dev]
+        _AGREE[device.id] = ok
+    return _AGREE[device.id]
 
 
 def choose_method(dtype, ncols, tensor_cores_ok=True) -> str:
@@ -395,8 +402,8 @@ def semi_matmul_dense(values, metadata, x, fill, cols, *, tc_metadata=None, meth
         raise ValueError(f"{who}: method must be one of {', '.join(METHODS)}, got {method!r}")
     drv = driver_for(values, metadata, x, *(() if tc_metadata is None else (tc_metadata,)))
     xp = drv.xp
-    _require_sm80(drv, who)
     v3, m3, batch, rows, cols, dtype = _matrix(xp, who, values, metadata, cols)
+    _require_sm80(drv, who, v3)
     x = _dense_operand(xp, who, x, dtype)
     nd = len(batch)
     if x.ndim == nd + 1 and x.shape == (*batch, cols):
@@ -418,8 +425,8 @@ def semi_matmul_dense(values, metadata, x, fill, cols, *, tc_metadata=None, meth
     x3 = x.reshape(nb, cols, N)
     colsum = _colsum(drv, x3, nb, cols, N, tname, ctype) if not zero else xp.zeros(1, ctype)
     if method == "auto":
-        method = choose_method(sig, N, drv.block % 64 == 0 and _tensor_cores_ok(drv))
-    elif method == "tensor_cores" and not (drv.block % 64 == 0 and _tensor_cores_ok(drv)):
+        method = choose_method(sig, N, drv.block % 64 == 0 and _tensor_cores_ok(drv, v3))
+    elif method == "tensor_cores" and not (drv.block % 64 == 0 and _tensor_cores_ok(drv, v3)):
         raise KernelDeclined(f"{who}: this device's tensor cores did not pass the mma.sp check")
     if method == "tensor_cores":
         y = _mma(drv, v3, m3, x3, tc_metadata, batch, rows, cols, N, fill_c, zero, colsum)
@@ -481,8 +488,8 @@ def dense_matmul_semi(x, values, metadata, fill, cols, *, split=None):
     who = "dense_matmul_semi"
     drv = driver_for(x, values, metadata)
     xp = drv.xp
-    _require_sm80(drv, who)
     v3, m3, batch, rows, cols, dtype = _matrix(xp, who, values, metadata, cols)
+    _require_sm80(drv, who, v3)
     x = _dense_operand(xp, who, x, dtype)
     nd = len(batch)
     if x.ndim == nd + 1 and x.shape == (*batch, rows):
