@@ -76,6 +76,7 @@ from .. import KernelDeclined
 from ._driver import driver_for
 from ._operands import lanes_for
 from ._trust import inputs_proven
+from .._kept import KeptPerArray
 
 __all__ = [
     "CUDA_CORE_MAX_N", "choose_method", "dense_matmul_semi", "mma_fragments", "mma_probe", "semi_matmul_dense",
@@ -390,11 +391,15 @@ def choose_method(dtype, ncols, tensor_cores_ok=True) -> str:
 # ---- S @ X ---------------------------------------------------------------------------------------
 
 
+#: metadata object -> its tensor_core_metadata (made on the first tensor-core product)
+_KEPT_TC = KeptPerArray()
+
+
 def semi_matmul_dense(values, metadata, x, fill, cols, *, tc_metadata=None, method="auto"):
     """``A @ x = S' @ x + fill * colsum(x)`` for the 2:4 matrix ``A`` of ``cols`` columns stored as
     ``values``, ``metadata`` (see the module docstring for shapes and dtypes). ``tc_metadata``: the
-    :func:`tensor_core_metadata` of ``metadata`` (the caller keeps it; made here when the tensor
-    cores run without it). ``method``: ``"auto"`` (:func:`choose_method`), ``"cuda_cores"`` or
+    :func:`tensor_core_metadata` of ``metadata`` (made on the first tensor-core product without it
+    and kept for that metadata object while it lives). ``method``: ``"auto"`` (:func:`choose_method`), ``"cuda_cores"`` or
     ``"tensor_cores"`` (float16 only). ValueError for bad shapes or codes, KernelDeclined for a
     dtype without a kernel."""
     who = "semi_matmul_dense"
@@ -429,6 +434,11 @@ def semi_matmul_dense(values, metadata, x, fill, cols, *, tc_metadata=None, meth
     elif method == "tensor_cores" and not (drv.block % 64 == 0 and _tensor_cores_ok(drv, v3)):
         raise KernelDeclined(f"{who}: this device's tensor cores did not pass the mma.sp check")
     if method == "tensor_cores":
+        if tc_metadata is None:  # made once per metadata object and kept while it lives
+            tc_metadata = _KEPT_TC.get(metadata)
+            if tc_metadata is None:
+                tc_metadata = tensor_core_metadata(m3, rows, cols).reshape(*batch, -(-rows // 16), -(-cols // 64), 32)
+                _KEPT_TC.put(metadata, tc_metadata)
         y = _mma(drv, v3, m3, x3, tc_metadata, batch, rows, cols, N, fill_c, zero, colsum)
     else:
         y = xp.empty((nb * rows, N), sig)
