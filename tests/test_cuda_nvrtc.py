@@ -4,7 +4,9 @@ warnings). No GPU is needed.
 
 One architecture: no source branches on ``__CUDA_ARCH__`` (checked below), so the oldest one
 supported (A100's) is the strict check; a second one doubled the test's time and found nothing
-more. test_cuda_emulator compiles its self-test for sm_90 (H100's) too.
+more. test_cuda_emulator compiles its self-test for sm_90 (H100's) too, and so does
+``semi_structured.cu``, whose inline PTX (mma.sp, cvt) ptxas checks per architecture, in both its
+forms (``::ordered_metadata``, and the plain one older toolkits get).
 
 Also: every source has a launcher module and a test file beside it, and every registry row of
 the "cupy" backend names a function that exists."""
@@ -30,6 +32,30 @@ def test_source_compiles_without_warnings(source, arch):
     assert log == "", f"{source} ({arch}) compiled with messages:\n{log}"
     assert set(lowered) == set(names)
     assert all(lowered.values())
+
+
+@requires_nvrtc
+def test_tensor_core_source_compiles_for_sm90():
+    names = _build.name_expressions()["semi_structured.cu"]
+    log, lowered = _build.nvrtc_compile("semi_structured.cu", "sm_90")
+    assert log == "", f"semi_structured.cu (sm_90) compiled with messages:\n{log}"
+    assert set(lowered) == set(names)
+
+
+@requires_nvrtc
+def test_tensor_core_source_compiles_in_its_plain_form(tmp_path):
+    """The mma.sp form without ::ordered_metadata (toolkits before CUDA 12.5): ptxas only advises
+    the ordered form, once per instruction."""
+    names = _build.name_expressions()["semi_structured.cu"]
+    plain = tmp_path / "semi_structured_plain.cu"
+    plain.write_text('#define SPARRAY_MMA_SP_PLAIN 1\n#include "semi_structured.cu"\n')
+    try:
+        log, lowered = _build.nvrtc_compile(_build.register_source(plain, names), "sm_80")
+    finally:
+        _build.EXTRA_SOURCES.pop(str(plain.resolve()), None)
+    lines = [line for line in log.splitlines() if line.strip()]
+    assert lines and all("Advisory: Modifier '.sp::ordered_metadata' should be used" in line for line in lines), log
+    assert set(lowered) == set(names)
 
 
 def test_no_source_branches_on_the_architecture():

@@ -66,6 +66,9 @@ KERNELS = [
     ("all_finite",         "dense", "cupy", "sparray.kernels.cuda.finite:all_finite"),
     ("unused_minor",         "csr", "cupy", "sparray.kernels.cuda.occupancy:unused_minor"),
     ("unread_nan",           "csr", "cupy", "sparray.kernels.cuda.spmm:csr_unread_nan"),
+    # 2:4 semi-structured (kernels/cuda/semi_structured.cu)
+    ("semi_matmul_dense",    "2:4", "cupy", "sparray.kernels.cuda.semi_structured:semi_matmul_dense"),
+    ("dense_matmul_semi",    "2:4", "cupy", "sparray.kernels.cuda.semi_structured:dense_matmul_semi"),
 ]  # fmt: skip
 
 # kernels that need no JIT warm-up (plain NumPy): used for inputs of every size. CUDA kernels

@@ -12,8 +12,10 @@ The stored matrix S (rows along which the groups run) serves all four products:
 
 Batch dims broadcast as ``matmul``'s; a 1-d operand is a vector. A non-finite fill, value or
 element of X takes the exact general path (the CSR of the same pattern): the identity above would
-turn ``inf - inf`` into nan where the dense product has none. Sparse operands other than the
-2:4 array take the general path too.
+turn ``inf - inf`` into nan where the dense product has none, and an unspecified 0 times an inf
+of X is nan in the dense product. So each product reads once whether X is finite (on a GPU: one
+read, the product's only one; the array's own values and fill are known from its first use).
+Sparse operands other than the 2:4 array take the general path too.
 
 >>> import sparray, numpy as np
 >>> A = sparray.asarray(np.array([[0.0, 2.0, 0.0, 1.0]]), layout="2:4", fill_value=0.0)
@@ -70,9 +72,7 @@ def matmul(x1, x2, /):
     vector = X.ndim == 1
     Y = X if vector or not A._transposed else xp.matrix_transpose(X)
     out = _stored_product(xp, A, values, fill, Y, stored_on_left, vector)
-    if not vector and A._transposed:
-        out = xp.matrix_transpose(out)
-    return out
+    return xp.matrix_transpose(out) if not vector and A._transposed else out
 
 
 def _finite(xp, A, values, fill, X) -> bool:
@@ -82,57 +82,86 @@ def _finite(xp, A, values, fill, X) -> bool:
         finite = values_all_finite(xp, values) and values_all_finite(xp, fill)
     else:
         finite = values_all_finite(xp, A._values) and values_all_finite(xp, A._fill) and all_finite(xp, values)
-    return finite and all_finite(xp, X)
+    if not finite:
+        return False
+    if X.dtype == xp.float16:  # no all_finite kernel takes float16: one reduction, one read
+        return bool(xp.all(xp.isfinite(X)))
+    return all_finite(xp, X)
 
 
 def _stored_product(xp, A, values, fill, Y, stored_on_left, vector):
-    """``S @ Y`` (``stored_on_left``) or ``Y @ S`` with S's batch dims broadcast against Y's."""
+    """``S @ Y`` (``stored_on_left``) or ``Y @ S`` with S's batch dims broadcast against Y's, in the
+    kernels' convention (``kernels/cpu/semi_structured.py``): values ``(*batch, rows, cols // 2)``
+    and Y ``(*batch, cols)`` (vectors) or ``(*batch, cols, N)`` for ``S @ Y``, ``(*batch, rows)`` or
+    ``(*batch, M, rows)`` for ``Y @ S``. The components go as they are when no batch is broadcast
+    (a kernel may keep what it derives from them: the tensor cores' metadata)."""
     *sbatch, rows, cols = A._stored_shape
     sbatch = tuple(sbatch)
     metadata = A._metadata
     ybatch = () if vector else tuple(Y.shape[:-2])
     batch = broadcast_shapes(sbatch, ybatch, who="matmul")
-    nb = math.prod(batch)
     if sbatch != batch:
-        values = xp.broadcast_to(values, (*batch, rows, cols // 2))
-        metadata = xp.broadcast_to(metadata, (*batch, *metadata.shape[-2:]))
-    values = xp.reshape(values, (nb, rows, cols // 2))
-    metadata = xp.reshape(metadata, (nb, rows, metadata.shape[-1]))
+        values = xp.asarray(xp.broadcast_to(values, (*batch, rows, cols // 2)), copy=True)
+        metadata = xp.asarray(xp.broadcast_to(metadata, (*batch, *metadata.shape[-2:])), copy=True)
     if vector:
-        Yb = xp.broadcast_to(Y[None, :], (nb, Y.shape[0]))
+        Yb = xp.asarray(xp.broadcast_to(Y, (*batch, Y.shape[0])), copy=True) if batch else Y
     else:
-        Yb = xp.reshape(xp.broadcast_to(Y, (*batch, *Y.shape[-2:])), (nb, *Y.shape[-2:]))
+        Yb = Y if ybatch == batch else xp.asarray(xp.broadcast_to(Y, (*batch, *Y.shape[-2:])), copy=True)
+    nb = math.prod(batch)
     work = nb * rows * (cols // 2) * (1 if vector else int(Y.shape[-1] if stored_on_left else Y.shape[-2]))
-    op = "semi_matmul_dense" if stored_on_left else "dense_matmul_semi"
-    args = (values, metadata, Yb, fill, cols) if stored_on_left else (Yb, values, metadata, fill, cols)
-    out = _dispatch.call(op, "2:4", xp, *args, work=work)
-    if vector:
-        return xp.reshape(out, (*batch, out.shape[-1])) if batch else out[0]
-    return xp.reshape(out, (*batch, *out.shape[-2:]))
+    f = _host_fill(xp, A, fill)
+    if stored_on_left:
+        return _dispatch.call("semi_matmul_dense", "2:4", xp, values, metadata, Yb, f, cols, work=work)
+    return _dispatch.call("dense_matmul_semi", "2:4", xp, Yb, values, metadata, f, cols, work=work)
+
+
+def _host_fill(xp, A, fill):
+    """The fill as a Python scalar (what the kernels take): read once from a device and kept on A
+    (a zero fill known from the array's facts costs no read)."""
+    if not hasattr(fill, "__array_namespace__") or type(fill).__module__.split(".")[0] == "numpy":
+        return fill.item() if hasattr(fill, "item") else fill
+    key = ("_host_fill", str(fill.dtype))
+    kept = A.__dict__.get(key[0])
+    if kept is not None and kept[0] == key[1] and kept[2] is fill:
+        return kept[1]
+    if A.__dict__.get("_fill_is_zero") is True:
+        value = complex(0) if xp.isdtype(fill.dtype, "complex floating") else (0.0 if xp.isdtype(fill.dtype, "real floating") else 0)
+    else:
+        value = fill.item()
+    A._host_fill = (key[1], value, fill)
+    return value
 
 
 def _accumulation_dtype(xp, dtype):
     return xp.float32 if dtype == xp.float16 else dtype
 
 
+def _fill_array(xp, fill, dtype, like):
+    import array_api_compat
+
+    return xp.asarray(fill, dtype=dtype, device=array_api_compat.device(like))
+
+
 @_dispatch.register("semi_matmul_dense", "2:4", "generic")
 def _semi_matmul_dense_generic(xp, values, metadata, x, fill, cols):
-    """``S @ x`` of the stored matrices ``(B, rows, cols // 2)`` and x ``(B, cols[, N])``, pure array API:
-    the dense matrix decoded (with the fill: exact as dense) and ``xp.matmul``, float16 in float32."""
+    """``S @ x`` in the kernels' convention (see ``_stored_product``), pure array API: the dense
+    matrix decoded (with the fill: exact as dense) and ``xp.matmul``, float16 in float32."""
     acc = _accumulation_dtype(xp, values.dtype)
-    dense = xp.astype(decode(xp, values, metadata, fill, cols), acc)
+    dense = xp.astype(decode(xp, values, metadata, _fill_array(xp, fill, values.dtype, values), cols), acc)
     xa = xp.astype(x, acc)
-    out = xp.matmul(dense, xa[..., None])[..., 0] if x.ndim == 2 else xp.matmul(dense, xa)
+    vector = x.ndim == values.ndim - 1
+    out = xp.matmul(dense, xa[..., None])[..., 0] if vector else xp.matmul(dense, xa)
     return xp.astype(out, values.dtype)
 
 
 @_dispatch.register("dense_matmul_semi", "2:4", "generic")
 def _dense_matmul_semi_generic(xp, x, values, metadata, fill, cols):
-    """``x @ S`` with x ``(B, rows)`` or ``(B, M, rows)``: the dense matrix decoded and ``xp.matmul``."""
+    """``x @ S`` with x ``(*batch, rows)`` or ``(*batch, M, rows)``: the dense matrix decoded and ``xp.matmul``."""
     acc = _accumulation_dtype(xp, values.dtype)
-    dense = xp.astype(decode(xp, values, metadata, fill, cols), acc)
+    dense = xp.astype(decode(xp, values, metadata, _fill_array(xp, fill, values.dtype, values), cols), acc)
     xa = xp.astype(x, acc)
-    out = xp.matmul(xa[:, None, :], dense)[:, 0, :] if x.ndim == 2 else xp.matmul(xa, dense)
+    vector = x.ndim == values.ndim - 1
+    out = xp.matmul(xa[..., None, :], dense)[..., 0, :] if vector else xp.matmul(xa, dense)
     return xp.astype(out, values.dtype)
 
 

@@ -288,3 +288,6 @@ T atomicCAS(T* address, T compare, T val) {
     __atomic_compare_exchange(address, &compare, &val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     return compare;  // the old value, whether or not the swap happened
 }
+
+// float16 conversions and mma.sp (semi_structured.cu's inline PTX) as host code
+#include "_emulate_mma.h"
