@@ -252,6 +252,117 @@ def _reduction(func, name, args, kwargs):
     return _present(xp, dense_total, dense_counts > 0)
 
 
+def _arg_extreme(func, name, args, kwargs):
+    """``argmax``/``argmin`` over the stored entries: with the fill standing in as the lowest
+    (highest) value, the answer is a stored position unless every stored entry of the line is that
+    value, and then it is the line's first stored position."""
+    from . import reductions
+
+    x = args[0]
+    axis, keepdims = kwargs.get("axis"), kwargs.get("keepdims", False)
+    xp = x._xp
+    extreme = "lowest" if name == "argmax" else "highest"
+    pick = func(_stand_in(x, extreme), axis=axis, keepdims=keepdims)
+    best = (reductions.max if name == "argmax" else reductions.min)(_stand_in(x, extreme), axis=axis, keepdims=keepdims)
+    ones = x._replace_values(xp.ones(x._values.shape, dtype=xp.int8), xp.zeros((), dtype=xp.int8))
+    first = func(ones, axis=axis, keepdims=keepdims)  # the first stored position of each line
+    counts = reductions.sum(x._replace_values(xp.ones(x._values.shape, dtype=xp.int64), xp.zeros((), dtype=xp.int64)),
+                            axis=axis, keepdims=keepdims)
+    pick, best, first, counts = (v.to_dense() if isinstance(v, SparseArray) else v for v in (pick, best, first, counts))
+    at_extreme = best == _extreme(xp, x.dtype, extreme)
+    return _present(xp, xp.where(at_extreme, first, pick), counts > 0)
+
+
+def _variance(func, name, args, kwargs):
+    """``var``/``std`` over the stored entries (two passes: each line's mean, then the squared
+    deviations of its entries); a line with no entry is undefined, one with no more than
+    ``correction`` entries nan (as NumPy's)."""
+    from . import reductions
+    from .._core.keys import linear_keys
+
+    x = args[0]
+    axis = kwargs.get("axis")
+    correction = kwargs.get("correction", 0.0)
+    keepdims = kwargs.get("keepdims", False)
+    xp = x._xp
+    if not xp.isdtype(x.dtype, ("real floating", "complex floating")):
+        raise TypeError(f"sparray.{name}: expected a floating dtype; got {x.dtype}")
+    A = x if x.layout == "coo" else x.to_layout("coo")
+    A = A.coalesce()
+    ndim, s = A.ndim, A.sparse_ndim
+    axes = tuple(range(ndim)) if axis is None else tuple(a % ndim for a in ((axis,) if isinstance(axis, int) else axis))
+    if any(a >= s for a in axes):
+        return _refuse(func, name, args, kwargs)
+    kept = [d for d in range(s) if d not in axes]
+    ones = A._replace_values(xp.ones(A._values.shape, dtype=xp.int64), xp.zeros((), dtype=xp.int64))
+    counts = reductions.sum(ones, axis=axes).to_dense()
+    total = reductions.sum(_stand_in(A, 0), axis=axes).to_dense()
+    mean = total / xp.astype(xp.where(counts > 0, counts, 1), total.dtype)
+    kept_shape = tuple(A.shape[d] for d in kept)
+    if kept:
+        line = linear_keys(xp, xp.stack([A._indices[d] for d in kept]), kept_shape)
+        per_entry = xp.take(xp.reshape(mean, (math.prod(kept_shape), *A.dense_shape)), line, axis=0)
+    else:
+        per_entry = xp.reshape(mean, (1, *A.dense_shape))
+    dev = A._values - per_entry
+    sq = xp.real(dev * xp.conj(dev)) if xp.isdtype(dev.dtype, "complex floating") else dev * dev
+    squares = A._replace_values(sq, xp.zeros((), dtype=sq.dtype))
+    ss = reductions.sum(squares, axis=axes).to_dense()
+    with _quiet():
+        out = ss / (xp.astype(counts, ss.dtype) - correction)
+        if name == "std":
+            out = xp.sqrt(out)
+    present = counts > 0
+    if keepdims:
+        shape = tuple(1 if d in axes else n for d, n in enumerate(A.shape))
+        out, present = xp.reshape(out, shape), xp.reshape(present, shape)
+    return _present(xp, out, present)
+
+
+def _quiet():
+    import numpy as np
+
+    return np.errstate(divide="ignore", invalid="ignore")
+
+
+def _softmax(func, name, args, kwargs):
+    """``softmax``/``log_softmax`` over the stored entries of each line (the unspecified elements
+    are absent, as ``torch.sparse.softmax`` reads them): the fill stands in as -inf, the result's
+    entries are A's."""
+    a, k = _swap(args, kwargs, lambda x: _stand_in(x, "lowest") if has_undefined(x) else x)
+    return _undefine(func(*a, **k))
+
+
+def _matmul(func, name, args, kwargs):
+    """``A @ X`` with an undefined fill: the plus-times product over stored entries (GraphBLAS's
+    ``mxm``/``mxv``): a result element exists where a stored entry meets an element of the other
+    operand; with a dense operand, every row of A with an entry (column, for ``X @ A``). Both
+    operands sparse: both fills undefined."""
+    from . import reductions
+
+    x1, x2 = args[:2]
+    sparse = [x for x in (x1, x2) if isinstance(x, SparseArray)]
+    if any(x.fill_is_defined for x in sparse):
+        raise ValueError("sparray.matmul: one operand's fill is undefined and the other's is defined; give both the "
+                         "same kind (sparray.asarray(A, fill_value=...)), or use sparray.graph.matmul")
+    out = func(*(_stand_in(x) if isinstance(x, SparseArray) else x for x in (x1, x2)))
+    if len(sparse) == 2:
+        return _undefine(out)
+    A = sparse[0]
+    xp = A._xp
+    ones = A._replace_values(xp.ones(A._values.shape, dtype=xp.int64), xp.zeros((), dtype=xp.int64))
+    if A.ndim < 2:
+        raise ValueError("sparray.matmul: an undefined-fill vector times a dense operand has no rule yet; use sparray.graph.matmul")
+    along = -1 if A is x1 else -2  # the dim the product sums over: a line present when it holds an entry
+    counts = reductions.sum(ones, axis=along).to_dense()
+    dense = out.to_dense() if isinstance(out, SparseArray) else out
+    present = counts > 0
+    other = x2 if A is x1 else x1
+    if other.ndim >= 2:  # a matrix operand: the presence of each line spreads along its columns (rows)
+        present = xp.expand_dims(present, axis=-1 if A is x1 else -2)
+    return _present(xp, dense, xp.broadcast_to(present, tuple(dense.shape)))
+
+
 def _present(xp, dense, present):
     """A COO of ``dense``'s elements where ``present``, fill undefined (0-d: one entry or none)."""
     from .._array.coo import COO
@@ -310,6 +421,13 @@ _RULES = {
     **{n: _reduction for n in REDUCTIONS},
     "asarray": _asarray,
     "count_nonzero": _dense_answer,
+    "argmax": _arg_extreme,
+    "argmin": _arg_extreme,
+    "var": _variance,
+    "std": _variance,
+    "softmax": _softmax,
+    "log_softmax": _softmax,
+    "matmul": _matmul,
     "nonzero": _dense_answer,
     "clip": _entries_only,
     "save_npz": None,  # io keeps the fill array as it is (empty)
