@@ -188,7 +188,10 @@ def sum_zero(xp, x, *, in_place=False):
 
 
 def fill_is_zero(xp, fill) -> bool:
-    """Whether every element of the fill value is zero (the linear-algebra default)."""
+    """Whether every element of the fill value is zero (the linear-algebra default); False for the
+    undefined fill (no element, so nothing may be taken for 0)."""
+    if is_undefined(fill):
+        return False
     return bool(xp.all(fill == xp.zeros((), dtype=fill.dtype)))  # same dtype: strict namespaces allow it
 
 

@@ -100,6 +100,9 @@ def _has_view(x) -> bool:
 
 def _scalar_fill(A):
     """The fill as a 0-d array, or ValueError when it varies along the dense dims."""
+    if not A.fill_is_defined:
+        raise ValueError("binsparse: this array's fill is undefined (sparray.undefined); binsparse's fill is a value "
+                         "(or 0): give the unspecified elements one first (sparray.asarray(A, fill_value=0.0))")
     xp = A._xp
     fill = A.fill_value
     if fill.ndim:

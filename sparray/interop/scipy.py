@@ -107,6 +107,8 @@ def to_scipy(A, format=None):
         raise TypeError(f"to_scipy: expected a sparray SparseArray; got {type(A).__module__}.{type(A).__name__}")
     if A.layout == "2:4":  # scipy has no 2:4 format: the CSR (transposed: CSC) of the same pattern
         A = A.as_hub()
+    if not A.fill_is_defined:
+        raise ValueError("to_scipy: this array's fill is undefined (sparray.undefined) and scipy.sparse has none: its unspecified elements would read as 0; give them a value first (sparray.asarray(A, fill_value=0.0)) to say so")
     if not fill_is_zero(A._xp, A.fill_value):
         raise ValueError(
             "to_scipy: scipy.sparse has no fill value and this array's fill is non-zero; "

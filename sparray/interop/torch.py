@@ -147,6 +147,10 @@ def to_torch(A, *, dtype=None, backend=None):
 
 def _check_zero_fill(A) -> None:
     """ValueError unless every element of ``A.fill_value`` is 0 (torch's implicit fill)."""
+    if not A.fill_is_defined:
+        raise ValueError("to_torch: this array's fill is undefined (sparray.undefined) and torch sparse tensors have "
+                         "none: its unspecified elements would read as 0; give them a value first "
+                         "(sparray.asarray(A, fill_value=0.0)) to say so")
     if fill_is_zero(A._xp, A.fill_value):
         return
     xp, fill = A._xp, A.fill_value

@@ -276,6 +276,8 @@ def mmwrite(target, A, *, comment="", field=None, precision=None, symmetry="gene
                   "(write A.to_dense() slices, or reshape to 2-d)")
         from .._core.fill import fill_is_zero
 
+        if not A.fill_is_defined:
+            raise ValueError("mmwrite: this array's fill is undefined (sparray.undefined) and Matrix Market has none: its unspecified elements would read as 0; give them a value first (sparray.asarray(A, fill_value=0.0)) to say so")
         if not fill_is_zero(A._xp, A.fill_value):
             _fail(f"Matrix Market has no fill value and this array's fill is {A.fill_value!r}; write "
                   "A - A.fill_value (and remember the fill), or A.to_dense() in array format")
