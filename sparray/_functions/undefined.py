@@ -146,72 +146,87 @@ def _elementwise(func, name, args, kwargs):
     arrays = [a for a in args[:2] if not _scalar_like(a)]
     if len(arrays) < 2:
         return _entries_only(func, name, args, kwargs)
-    return _combine(func, name, args[0], args[1])
+    return _combine(func, name, args[:2])
+
+
+def _where(func, name, args, kwargs):
+    """``where(condition, x1, x2)``: element-wise over the three, so defined where every
+    undefined-fill operand has an entry (an undefined condition or operand gives an undefined
+    element, as for every element-wise function)."""
+    if len(args) != 3 or kwargs:
+        return _refuse(func, name, args, kwargs)
+    if sum(not _scalar_like(a) for a in args) == 1:
+        return _entries_only(func, name, args, kwargs)
+    return _combine(func, name, args)
 
 
 def _scalar_like(a) -> bool:
     return is_scalar(a) or (is_array(a) and not isinstance(a, SparseArray) and a.ndim == 0)
 
 
-def _combine(func, name, x1, x2):
-    from .._core.keys import linear_keys, unravel
+def _combine(func, name, operands):
+    """``func(*operands)`` element-wise, on the entries every undefined-fill operand has (their
+    intersection), each other operand read there (a dense one's element, a defined-fill sparse
+    one's element or fill, a scalar as it is). The result's fill is undefined."""
+    from .._array.coo import COO
+    from .._core.keys import index_dtype_for, linear_keys, unravel
     from .._engine import dispatch as _dispatch
     from .._layout.conversion import match_common_layout
-    from .._array.coo import COO
     from .manipulation import broadcast_shapes, broadcast_to
 
-    shape = broadcast_shapes(tuple(x1.shape), tuple(x2.shape), who=f"sparray.{name}")
-    und = [x for x in (x1, x2) if has_undefined(x)]
+    arrays = [x for x in operands if not _scalar_like(x)]
+    shape = broadcast_shapes(*(tuple(x.shape) for x in arrays), who=f"sparray.{name}")
+    und = [x for x in arrays if has_undefined(x)]
     xp = und[0]._xp
-    s = und[0].ndim - und[0].dense_ndim if und[0].ndim == len(shape) else len(shape) - und[0].dense_ndim
+    s = len(shape) - und[0].dense_ndim
     sparse_shape, dense_shape = shape[:s], shape[s:]
-    if any(isinstance(x, SparseArray) and len(shape) - x.dense_ndim != s for x in (x1, x2)):
-        raise ValueError(f"sparray.{name}: operands with undefined fills must split their dims into sparse and dense "
-                         "parts alike; convert one with to_layout(..., dense_ndim=...)")
+    if any(isinstance(x, SparseArray) and len(shape) - x.dense_ndim != s for x in arrays):
+        raise ValueError(f"sparray.{name}: sparse operands beside an undefined fill must split their dims into sparse "
+                         "and dense parts alike; convert one with to_layout(..., dense_ndim=...)")
 
     def coo(x):
         B = _undefine(broadcast_to(_stand_in(x), shape)) if has_undefined(x) else broadcast_to(x, shape)
         B = B if B.layout == "coo" else B.to_layout("coo")
         return B.coalesce()
 
-    parts = [coo(x) if isinstance(x, SparseArray) else x for x in (x1, x2)]
-    keyed = [(i, p, linear_keys(xp, p._indices, sparse_shape)) for i, p in enumerate(parts) if isinstance(p, SparseArray)]
-    if any(k is None for _, _, k in keyed):
-        raise ValueError(f"sparray.{name}: sparse shape {sparse_shape} has more than 2**63 positions")
-    undefined_parts = [(i, p, k) for i, p, k in keyed if has_undefined(p)]
-    if len(undefined_parts) == 2:
-        keys_cat = xp.concat([undefined_parts[0][2], undefined_parts[1][2]])
-        n0 = undefined_parts[0][2].shape[0]
-        offsets = xp.asarray([0, n0, keys_cat.shape[0]], dtype=xp.int64)
-        keys, positions = _dispatch.call("merge_pattern", "coo", xp, keys_cat, offsets, "intersection", work=keys_cat.shape[0])
+    parts = [coo(x) if isinstance(x, SparseArray) else x for x in operands]
+    keys_of = {}
+    for i, p in enumerate(parts):
+        if isinstance(p, SparseArray):
+            keys_of[i] = linear_keys(xp, p._indices, sparse_shape)
+            if keys_of[i] is None:
+                raise ValueError(f"sparray.{name}: sparse shape {sparse_shape} has more than 2**63 positions")
+    undefined_ids = [i for i, p in enumerate(parts) if has_undefined(p)]
+    if len(undefined_ids) > 1:
+        keys_cat = xp.concat([keys_of[i] for i in undefined_ids])
+        bounds = [0]
+        for i in undefined_ids:
+            bounds.append(bounds[-1] + keys_of[i].shape[0])
+        offsets = xp.asarray(bounds, dtype=xp.int64)
+        keys, found = _dispatch.call("merge_pattern", "coo", xp, keys_cat, offsets, "intersection", work=keys_cat.shape[0])
+        positions = dict(zip(undefined_ids, found))
     else:
-        keys = undefined_parts[0][2]
-        positions = None
-    m = math.prod(dense_shape)
-    n = keys.shape[0]
+        keys, positions = keys_of[undefined_ids[0]], None
+    m, n = math.prod(dense_shape), keys.shape[0]
     values = []
     for i, p in enumerate(parts):
-        if not isinstance(p, SparseArray):
+        if _scalar_like(p):
+            values.append(p)
+        elif not isinstance(p, SparseArray):
             dense = xp.reshape(xp.broadcast_to(p, shape), (math.prod(sparse_shape), *dense_shape))
             values.append(xp.take(dense, keys, axis=0))
-            continue
-        if has_undefined(p) and positions is None:
+        elif has_undefined(p) and positions is None:
             values.append(p._values)
-            continue
-        if has_undefined(p):  # both undefined: where the intersection's keys sit in this operand
-            pos = positions[[ii for ii, _, _ in undefined_parts].index(i)]
-        else:  # a defined fill: its stored element or its fill at the undefined operand's keys
-            pos = _positions_of(xp, next(kk for ii, _, kk in keyed if ii == i), keys)
-        flat = xp.reshape(p._values, (p._values.shape[0], m))
-        fill = p._fill if not has_undefined(p) else xp.zeros((), dtype=p.dtype)
-        got = _dispatch.call("gather_with_fill", "coo", xp, flat, pos, xp.reshape(xp.broadcast_to(fill, dense_shape), (m,)), work=n)
-        values.append(xp.reshape(got, (n, *dense_shape)))
-    out_values = func(values[0], values[1])
-    from .._core.keys import index_dtype_for
-
+        else:
+            pos = positions[i] if has_undefined(p) else _positions_of(xp, keys_of[i], keys)
+            fill = xp.zeros((), dtype=p.dtype) if has_undefined(p) else p._fill
+            flat = xp.reshape(p._values, (p._values.shape[0], m))
+            got = _dispatch.call("gather_with_fill", "coo", xp, flat, pos, xp.reshape(xp.broadcast_to(fill, dense_shape), (m,)), work=n)
+            values.append(xp.reshape(got, (n, *dense_shape)))
+    out_values = func(*values)
     indices = unravel(xp, keys, sparse_shape, index_dtype_for(xp, shape, n))
     out = COO._from_parts(xp, indices, out_values, shape, undefined_fill(xp, out_values.dtype), coalesced=True)
-    return match_common_layout(out, [x for x in (x1, x2) if isinstance(x, SparseArray)])
+    return match_common_layout(out, [x for x in arrays if isinstance(x, SparseArray)])
 
 
 def _positions_of(xp, part_keys, keys):
@@ -428,6 +443,7 @@ _RULES = {
     "softmax": _softmax,
     "log_softmax": _softmax,
     "matmul": _matmul,
+    "where": _where,
     "nonzero": _dense_answer,
     "clip": _entries_only,
     "save_npz": None,  # io keeps the fill array as it is (empty)
