@@ -344,8 +344,9 @@ def _softmax(func, name, args, kwargs):
     """``softmax``/``log_softmax`` over the stored entries of each line (the unspecified elements
     are absent, as ``torch.sparse.softmax`` reads them): the fill stands in as -inf, the result's
     entries are A's."""
-    a, k = _swap(args, kwargs, lambda x: _stand_in(x, "lowest") if has_undefined(x) else x)
-    return _undefine(func(*a, **k))
+    x = args[0]
+    out = func(_stand_in(x, "lowest"), *args[1:], **kwargs)
+    return _combine(lambda _, y: y, name, (x, out))  # read at x's entries only (an all-absent line stays absent)
 
 
 def _matmul(func, name, args, kwargs):

@@ -294,9 +294,8 @@ def _to_layout_undefined(A, layout, blocksize, dense_ndim):
     xp = A._xp
     stand = A._replace_values(A._values, xp.zeros((), dtype=A.dtype))
     out = to_layout(stand, layout, blocksize=blocksize, dense_ndim=dense_ndim)
-    before = A.nse * math.prod(A.batch_shape) * math.prod(A._values.shape[A._values_lead:]) if A.layout != "coo" else math.prod(A._values.shape)
-    after = out.nse * math.prod(out.batch_shape) * math.prod(out._values.shape[out._values_lead:]) if out.layout != "coo" else math.prod(out._values.shape)
-    if after > before and not (A.layout == "coo" and not A.is_coalesced):
+    before, after = math.prod(A._values.shape), math.prod(out._values.shape)  # stored elements, blocks counted in full
+    if after > before:
         raise ValueError(
             f"to_layout: converting this {A.layout} array with an undefined fill to {layout!r} would add "
             f"{after - before} stored elements (padding, blocks or groups) that have no value; convert with a fill "
