@@ -87,7 +87,7 @@ _HOMES = {
     "._products.softmax": ("softmax", "log_softmax"),
     ".io._npz": ("save_npz", "load_npz"),
 }  # fmt: skip
-_SUBPACKAGES = ("interop", "io", "sparse", "linalg", "fft", "kernels")
+_SUBPACKAGES = ("interop", "io", "sparse", "linalg", "fft", "kernels", "graph")
 _FOLDERS = ("_core", "_engine", "_array", "_layout", "_functions", "_products", "_numpy", "_tools")
 
 # the namespace rule (sparray._array.results): called with sparray arrays only, these return sparray

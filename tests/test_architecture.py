@@ -27,7 +27,7 @@ LAYERS = [
     ("array objects", ["sparray._array"]),  # SparseArray, COO, CSR/CSC, BSR/BSC, pickling, display
     ("layouts", ["sparray._layout", "sparray.interop"]),  # conversions between layouts and libraries
     ("functions", ["sparray._functions", "sparray._products"]),  # the array-API functions, the products
-    ("extensions", ["sparray.linalg", "sparray.fft", "sparray.io", "sparray.sparse"]),
+    ("extensions", ["sparray.linalg", "sparray.fft", "sparray.io", "sparray.sparse", "sparray.graph"]),
     ("namespace", ["sparray"]),  # the public names (sparray/__init__.py)
     ("on the namespace", ["sparray._numpy", "sparray.interop.dask", "sparray.interop._dask_hooks",
                           "sparray._tools", "sparray.__main__"]),  # fmt: skip
