@@ -636,4 +636,4 @@ def test_namespace_holds_only_public_names():
     public = {n for n in dir(sparray) if not n.startswith("_")}
     modules = {n for n in public if isinstance(getattr(sparray, n), types.ModuleType)}
     assert public - modules == set(sparray.__all__), sorted((public - modules) ^ set(sparray.__all__))
-    assert modules <= {"interop", "io", "sparse", "linalg", "fft", "kernels", "lib"}, modules  # lib: NumPy's stride_tricks
+    assert modules <= {"interop", "io", "sparse", "linalg", "fft", "kernels", "lib", "graph"}, modules  # lib: NumPy's stride_tricks

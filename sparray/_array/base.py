@@ -63,7 +63,7 @@ class SparseArray(scipy_protocol.ScipyNames):
         """False when the fill is ``sparray.undefined`` (unspecified elements hold no value: a graph's
         missing edges); ``fill_value`` is then an empty array of shape ``(0,)`` (docs/graphs.md)."""
         f = self._fill.shape
-        return not (len(f) == 1 and f[0] == 0)
+        return not (len(f) == 1 and f[0] == 0 and self.dense_shape != (0,))
 
     @property
     def dense_ndim(self) -> int:

@@ -63,15 +63,17 @@ class Undefined:
 undefined = Undefined()
 
 
-def is_undefined(fill) -> bool:
-    """Whether the fill array ``fill`` is the undefined fill: 1-d of size 0 (RFC point 13).
+def is_undefined(fill, dense_shape=None) -> bool:
+    """Whether the fill array ``fill`` is the undefined fill: 1-d of size 0 (RFC point 13), for an
+    array whose dense part (``dense_shape``, when known) is not itself ``(0,)`` (then such a fill is
+    the ordinary one of an array without elements).
 
     >>> import numpy as np
-    >>> is_undefined(np.empty((0,))), is_undefined(np.zeros(()))
-    (True, False)
+    >>> is_undefined(np.empty((0,))), is_undefined(np.zeros(())), is_undefined(np.empty((0,)), (0,))
+    (True, False, False)
     """
     shape = fill.shape
-    return len(shape) == 1 and shape[0] == 0
+    return len(shape) == 1 and shape[0] == 0 and (dense_shape is None or tuple(dense_shape) != (0,))
 
 _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 

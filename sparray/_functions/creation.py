@@ -332,7 +332,7 @@ def _refill(A, fill_value):
     undefined fill the entries stay as they are (the unspecified elements take the new fill)."""
     xp = A._xp
     new = normalize_fill(xp, fill_value, A.dtype, A.dense_shape, "asarray")
-    if is_undefined(new) or is_undefined(A._fill):  # the entries kept; the unspecified elements take the new fill
+    if is_undefined(new, A.dense_shape) or not A.fill_is_defined:  # the entries kept; the unspecified elements take the new fill
         return A._replace_values(A._values, new)
     if A._fill.shape == new.shape and bool(xp.all(same_value(xp, A._fill, new))):
         return A

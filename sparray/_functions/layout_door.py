@@ -33,7 +33,6 @@ import functools
 
 from .._array.base import SparseArray
 from .._array.semi_structured import SemiStructured
-from .._core.fill import is_undefined
 
 __all__ = ["through_layouts", "NATIVE", "hub_args"]
 
@@ -66,7 +65,7 @@ def _has_hub_layout(args, kwargs) -> bool:
 
 
 def _has_undefined(args, kwargs) -> bool:
-    return any(isinstance(a, SparseArray) and is_undefined(a._fill) for a in _flat(args, kwargs))
+    return any(isinstance(a, SparseArray) and not a.fill_is_defined for a in _flat(args, kwargs))
 
 
 def hub_args(args, kwargs):

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 
 from .._array.base import SparseArray
-from .._core.fill import is_undefined, normalize_fill, undefined
+from .._core.fill import normalize_fill, undefined
 from .._array.operands import is_scalar
 from .._core.namespace import is_array
 
@@ -48,7 +48,7 @@ def undefined_fill(xp, dtype):
 
 
 def has_undefined(a) -> bool:
-    return isinstance(a, SparseArray) and is_undefined(a._fill)
+    return isinstance(a, SparseArray) and not a.fill_is_defined
 
 
 def with_fill(A, fill):

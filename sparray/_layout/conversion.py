@@ -273,7 +273,7 @@ def to_layout(A, layout, *, blocksize=None, dense_ndim=None):
     kept). ``dense_ndim`` moves trailing sparse dims into the dense part (or back); for the
     compressed layouts the dims before the last two non-dense dims are batch dims.
     """
-    if is_undefined(A._fill):
+    if not A.fill_is_defined:
         return _to_layout_undefined(A, layout, blocksize, dense_ndim)
     if layout == "2:4":
         from . import semi_structured
