@@ -931,7 +931,7 @@ def _gustavson_factory(ADD, MUL):
         counter = np.zeros(1, np.int64)
         for w in numba.prange(T):
             mk = mark[w]
-            mmw = mm[w if use_cm else 0]
+            mmw = mm[w]  # (T, 1) when there is no mask
             c = claim(counter)
             while c < nch:
                 for i in range(splits[c], splits[c + 1]):
@@ -1217,7 +1217,7 @@ def _gustavson(who, sr, Z, a_crow, a_col, aval, am, b_crow, b_col, bval, bm, m_c
     with team(work, _GRAIN):
         T = numba.get_num_threads()
         mark = scratch("semiring.mxm.mark", (T, N), np.int64)
-        mm = scratch("semiring.mxm.cmask", (T, N), np.int64) if use_cm else np.zeros((1, 1), np.int64)
+        mm = scratch("semiring.mxm.cmask", (T, N), np.int64) if use_cm else np.zeros((T, 1), np.int64)
         crow = scratch("semiring.mxm.crow", (M + 1,), np.int64)
         splits, flags = _symbolic(a_crow, a_col, b_crow, b_col, N, mark, 8, crow, bool(use_cm), mm, m_crow, m_col)
         if flags:
