@@ -62,6 +62,8 @@ a fresh process loads an mxv specialisation from the cache in ~0.1 s; compiling 
 
 from __future__ import annotations
 
+import hashlib
+
 import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -226,21 +228,27 @@ def _raise_bad_csr(who, crow, col, bound, prefix="", bound_what="columns"):
 # ---------------------------------------------------------------------------------------
 
 _KERNELS: dict = {}
+#: a fingerprint of the table (kernels/semirings.py lies outside the folder whose sources name the
+#: numba cache): every generated kernel holds it in its closure, so numba's cache key (which hashes
+#: the closure's contents) changes whenever what a code means changes
+_TABLE_KEY = int(hashlib.sha1(repr((sorted(_table.MONOIDS.items()), sorted(_table.MULTIPLIES.items())))
+                              .encode()).hexdigest()[:15], 16)
 
 
 def _kernel(factory, *codes):
     key = (factory, codes)
     k = _KERNELS.get(key)
     if k is None:
-        k = _KERNELS[key] = factory(*codes)
+        k = _KERNELS[key] = factory(*codes, _TABLE_KEY)
     return k
 
 
-def _mxv_factory(ADD, MUL):
+def _mxv_factory(ADD, MUL, TABLE):
     @numba.njit(**_PJIT)
     def kernel(crow, col, aval, am, K, x, xm, xp, use_xp, mb, use_mask, comp, zero, y, yp, splits, status, nworkers):
         """y, yp (zeroed) = rows of A @ x; chunks of rows splits[c]:splits[c + 1] claimed one
         at a time; status[c] = a bad pointer or index met in chunk c (its rows stop there)."""
+        _key = TABLE  # noqa: F841  (part of numba's cache key, see _TABLE_KEY)
         nch = splits.shape[0] - 1
         nse = np.int64(col.shape[0])
         uK = np.uint64(K)
@@ -294,13 +302,14 @@ def _mxv_factory(ADD, MUL):
     return kernel
 
 
-def _vxm_factory(ADD, MUL):
+def _vxm_factory(ADD, MUL, TABLE):
     @numba.njit(**_PJIT)
     def kernel(crow, col, aval, am, N, xi, use_xi, x, xm, xp, use_xp, mb, use_mask, comp, y, yp, wsv, wsf, splits, status):
         """Scatter x's entries e in splits[t]:splits[t + 1] (row k = xi[e] or e) along A's
         row k: thread t into its own bitmap (t = 0: y, yp themselves, zeroed by the caller;
         t > 0: wsv[t - 1], wsf[t - 1], cleared here), then the bitmaps are merged into y by
         column ranges, threads in order."""
+        _key = TABLE  # noqa: F841  (part of numba's cache key, see _TABLE_KEY)
         T = splits.shape[0] - 1
         M = np.uint64(crow.shape[0] - 1)
         nse = np.int64(col.shape[0])
@@ -364,10 +373,11 @@ def _vxm_factory(ADD, MUL):
     return kernel
 
 
-def _rows_factory(ADD):
+def _rows_factory(ADD, TABLE):
     @numba.njit(**_PJIT)
     def kernel(crow, aval, am, nse, y, yp, splits, status, nworkers):
         """y[i], yp[i] = the monoid over row i's values (absent for an empty row)."""
+        _key = TABLE  # noqa: F841  (part of numba's cache key, see _TABLE_KEY)
         nch = splits.shape[0] - 1
         counter = np.zeros(1, np.int64)
         for _w in numba.prange(nworkers):
@@ -399,11 +409,12 @@ def _rows_factory(ADD):
     return kernel
 
 
-def _all_factory(ADD):
+def _all_factory(ADD, TABLE):
     @numba.njit(**_PJIT)
     def kernel(aval, am, lo, hi, nch, zero):
         """(the monoid over aval[lo:hi], whether that is non-empty): chunks reduced in
         parallel, then combined in order."""
+        _key = TABLE  # noqa: F841  (part of numba's cache key, see _TABLE_KEY)
         part = np.empty(nch, aval.dtype)
         n = hi - lo
         for c in numba.prange(nch):
@@ -911,7 +922,7 @@ def _sort_row(col, val, start, pos, ac, bm, bs, tc, tv, stack):
             val[x] = ac[np.uint64(col[x])]
 
 
-def _gustavson_factory(ADD, MUL):
+def _gustavson_factory(ADD, MUL, TABLE):
     @numba.njit(**_PJIT)
     def kernel(a_crow, a_col, a_val, am, b_crow, b_col, b_val, bm_, crow, splits, mark, acc, col, val, crow_out,
                use_cm, mm, m_crow, m_col):
@@ -919,6 +930,7 @@ def _gustavson_factory(ADD, MUL):
         crow[i]:crow[i + 1] (mark[w][j]: the output position of column j, below crow[i] when
         not yet in row i, as in spgemm), columns in M's row i skipped for a complemented mask,
         then the row sorted by column."""
+        _key = TABLE  # noqa: F841  (part of numba's cache key, see _TABLE_KEY)
         T = mark.shape[0]
         nch = splits.shape[0] - 1
         tc = np.empty((T, _RANK_MAX), col.dtype)
@@ -965,7 +977,7 @@ def _gustavson_factory(ADD, MUL):
     return kernel
 
 
-def _masked_factory(ADD, MUL):
+def _masked_factory(ADD, MUL, TABLE):
     @numba.njit(**_PJIT)
     def kernel(a_crow, a_col, a_val, am, b_crow, b_col, b_val, bm_, m_crow, m_col, sorted_b, splits, wpos, tv, hit,
                cnt, nworkers):
@@ -974,6 +986,7 @@ def _masked_factory(ADD, MUL):
         so the workspace is never cleared); for each A(i, k), B's row k is walked (up to the
         mask row's last column when B's rows are sorted) and only marked columns accumulate,
         into tv[q] (hit[q]: has a value). cnt[i + 1] = row i's entries."""
+        _key = TABLE  # noqa: F841  (part of numba's cache key, see _TABLE_KEY)
         nch = splits.shape[0] - 1
         counter = np.zeros(1, np.int64)
         for w in numba.prange(nworkers):
@@ -1018,7 +1031,7 @@ def _masked_factory(ADD, MUL):
     return kernel
 
 
-def _dot_factory(ADD, MUL):
+def _dot_factory(ADD, MUL, TABLE):
     @numba.njit(**_PJIT)
     def kernel(a_crow, a_col, a_val, am, t_crow, t_col, t_val, tm, m_crow, m_col, sorted_t, zero, splits, wpos, tv, hit,
                cnt, nworkers):
@@ -1027,6 +1040,7 @@ def _dot_factory(ADD, MUL):
         a_col[p] == k), then for each mask column j, Bt's row j is walked (up to A's last
         column when sorted) and the products with marked k reduced; a terminal value ends
         the dot product. tv[q], hit[q]: slot q's value and whether it has one."""
+        _key = TABLE  # noqa: F841  (part of numba's cache key, see _TABLE_KEY)
         nch = splits.shape[0] - 1
         counter = np.zeros(1, np.int64)
         for w in numba.prange(nworkers):
