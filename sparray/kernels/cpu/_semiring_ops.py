@@ -79,12 +79,12 @@ def _ov_add(code, a, b):
     if name == "times":
         return lambda code, a, b: T(a * b)
     if name == "min":
-        if kind == "f":  # fmin: NaN only when both are
-            return lambda code, a, b: a if (a <= b or b != b) else T(b)
+        if kind == "f":  # fmin: NaN only when both are (no short-circuit "or": one select, no branch)
+            return lambda code, a, b: a if ((a <= b) | (b != b)) else T(b)
         return lambda code, a, b: a if a <= b else T(b)
     if name == "max":
         if kind == "f":
-            return lambda code, a, b: a if (a >= b or b != b) else T(b)
+            return lambda code, a, b: a if ((a >= b) | (b != b)) else T(b)
         return lambda code, a, b: a if a >= b else T(b)
     if name == "lor":
         return lambda code, a, b: T((a != 0) | (b != 0))
@@ -163,11 +163,11 @@ def _ov_mul(code, a, b, i, k, j):
         return lambda code, a, b, i, k, j: T((a != 0) | (b != 0))
     if name == "min":
         if kind == "f":
-            return lambda code, a, b, i, k, j: a if (a <= b or b != b) else T(b)
+            return lambda code, a, b, i, k, j: a if ((a <= b) | (b != b)) else T(b)
         return lambda code, a, b, i, k, j: a if a <= b else T(b)
     if name == "max":
         if kind == "f":
-            return lambda code, a, b, i, k, j: a if (a >= b or b != b) else T(b)
+            return lambda code, a, b, i, k, j: a if ((a >= b) | (b != b)) else T(b)
         return lambda code, a, b, i, k, j: a if a >= b else T(b)
     # div
     if kind == "f":

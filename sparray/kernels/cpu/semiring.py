@@ -89,7 +89,8 @@ _CHUNK_WORK = 1 << 16  # row-chunked kernels: about this much work (entries + ro
 _MIN_CHUNKS, _MAX_CHUNKS = 2, 16  # at least and at most this many chunks per thread
 _GRAIN = 1 << 15  # below this much work a call runs on the calling thread alone
 _INT32_MAX = np.iinfo(np.int32).max
-_U1 = np.uint64(1)
+_U1, _U2, _U3, _U4 = (np.uint64(v) for v in (1, 2, 3, 4))
+_PLUS, _TIMES = _table.MONOIDS["plus"].code, _table.MONOIDS["times"].code
 _INSERTION_MAX = 16  # Gustavson rows up to this many columns are insertion-sorted,
 _RANK_MAX = 64  # up to this many rank-sorted, longer ones read back through a bitmap
 _SUMMARY_WORDS_PER_ENTRY = 16
@@ -393,10 +394,29 @@ def _rows_factory(ADD, TABLE):
                     if hi == lo:
                         continue
                     p = np.uint64(lo)
+                    uhi = np.uint64(hi)
                     acc = aval[p & am]
                     p += _U1
-                    if not sr_term(ADD, acc):
-                        while p < np.uint64(hi):
+                    if ADD == _PLUS or ADD == _TIMES:  # a constant: the other branch is not compiled
+                        # four independent partial results (no terminal value to look for on
+                        # floats): the adds do not wait on each other
+                        if p + _U3 < uhi:
+                            s1 = aval[p & am]
+                            s2 = aval[(p + _U1) & am]
+                            s3 = aval[(p + _U2) & am]
+                            p += _U3
+                            while p + _U3 < uhi:
+                                acc = sr_add(ADD, acc, aval[p & am])
+                                s1 = sr_add(ADD, s1, aval[(p + _U1) & am])
+                                s2 = sr_add(ADD, s2, aval[(p + _U2) & am])
+                                s3 = sr_add(ADD, s3, aval[(p + _U3) & am])
+                                p += _U4
+                            acc = sr_add(ADD, sr_add(ADD, acc, s1), sr_add(ADD, s2, s3))
+                        while p < uhi:
+                            acc = sr_add(ADD, acc, aval[p & am])
+                            p += _U1
+                    elif not sr_term(ADD, acc):
+                        while p < uhi:
                             acc = sr_add(ADD, acc, aval[p & am])
                             if sr_term(ADD, acc):
                                 break
