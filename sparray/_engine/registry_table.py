@@ -36,12 +36,12 @@ KERNELS = [
     ("take_major",           "csr", "numba", "sparray.kernels.cpu.take:take_major"),
     ("slice_minor",          "csr", "numba", "sparray.kernels.cpu.take:slice_minor"),
     # graph semirings (kernels/cpu/semiring.py)
-    ("semiring_mxv",         "csr", "numba", "sparray.kernels.cpu.semiring:mxv"),
-    ("semiring_vxm",         "csr", "numba", "sparray.kernels.cpu.semiring:vxm"),
-    ("semiring_mxm",         "csr", "numba", "sparray.kernels.cpu.semiring:mxm"),
-    ("graph_reduce",         "csr", "numba", "sparray.kernels.cpu.semiring:reduce"),
-    ("graph_select",         "csr", "numba", "sparray.kernels.cpu.semiring:select"),
-    ("graph_apply_index",    "csr", "numba", "sparray.kernels.cpu.semiring:apply_index"),
+    ("semiring_mxv",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:semiring_mxv"),
+    ("semiring_vxm",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:semiring_vxm"),
+    ("semiring_mxm",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:semiring_mxm"),
+    ("graph_reduce",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:graph_reduce"),
+    ("graph_select",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:graph_select"),
+    ("graph_apply_index",    "csr", "numba", "sparray.kernels.cpu.semiring_entries:graph_apply_index"),
     # CUDA kernels for CuPy data (kernels/cuda: one .cu file + launcher per numba module)
     ("coalesce",         "coo", "cupy", "sparray.kernels.cuda.coalesce:coalesce"),
     ("merge_pattern",    "coo", "cupy", "sparray.kernels.cuda.merge:merge_pattern"),

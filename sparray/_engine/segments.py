@@ -41,7 +41,7 @@ def segment_scan_sorted(xp, starts, values, op):
     Returns ``(acc, start_pos, end_pos)``: the scanned rows and each run's first and last row.
     """
     n = values.shape[0]
-    combine = _combine(xp, op, values.dtype)
+    combine = op if callable(op) else _combine(xp, op, values.dtype)  # a callable: ``combine(later, earlier)``
     seg = xp.cumulative_sum(xp.astype(starts, xp.int64)) - 1
     start_pos = xp.nonzero(starts)[0]
     end_pos = xp.concat([start_pos[1:] - 1, xp.asarray([n - 1], dtype=start_pos.dtype)])
