@@ -100,7 +100,8 @@ _RESULTS = frozenset((
 ))  # fmt: skip
 # implementations that register in the device registry next to their code, outside _engine/: loaded
 # before the registry's table is shown
-_REGISTERING = ("._functions.elementwise", "._layout.conversion", "._products.products")
+_REGISTERING = ("._functions.elementwise", "._layout.conversion", "._products.products", "._layout.semi_structured",
+                "._products.semi_structured")
 
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 # the functions that meet layouts they do not know through the layout door (sparray._functions.layout_door)
