@@ -1,19 +1,33 @@
 """sparray.graph: GraphBLAS's operations on sparse arrays, over their stored entries.
 
 A graph is an adjacency matrix whose stored entries are its edges (an explicit 0 is an edge of
-weight 0); its fill, usually ``sparray.undefined`` (docs/graphs.md), is never read, and the results'
-fills are undefined. Names follow python-graphblas's: ``ewise_add`` (union), ``ewise_mult``
-(intersection), ``ewise_union`` (union with defaults).
+weight 0); its fill, usually ``sparray.undefined`` (docs/graphs.md), is never read, and every
+result's fill is undefined. Names follow python-graphblas's:
+
+- :func:`matmul` -- ``mxm``/``mxv``/``vxm`` over a semiring, with a mask the kernels use to skip
+  work, an accumulator and replace;
+- :func:`reduce` (monoids), :func:`select` (positional and value rules), :func:`apply` (index,
+  unary and bound binary ops);
+- :func:`ewise_add` (union), :func:`ewise_mult` (intersection), :func:`ewise_union` (union with
+  defaults).
+
+Semirings are ``"<monoid>_<multiply>"`` (``SEMIRINGS`` lists the common ones), monoids
+``MONOIDS``; ``sparray.kernels.semirings`` defines them.
 
 >>> import sparray, numpy as np
 >>> A = sparray.asarray(sparray.asarray(np.array([[1.0, 0.0], [0.0, 2.0]])), fill_value=sparray.undefined)
->>> sparray.graph.ewise_add(A, A.mT).nse
-2
+>>> sparray.graph.ewise_add(A, A.mT).nse, sparray.graph.reduce(A, "max", axis=1).nse
+(2, 2)
 """
 
 from __future__ import annotations
 
+from ..kernels.semirings import MONOIDS, MULTIPLIES, SEMIRINGS
 from ._ewise import ewise_add, ewise_mult, ewise_union
-from ._operators import BINARY_NAMES, MONOIDS
+from ._operators import BINARY_NAMES
+from ._products import matmul
+from ._reduce import reduce
+from ._select import UNARY_NAMES, apply, select
 
-__all__ = ["ewise_add", "ewise_mult", "ewise_union", "BINARY_NAMES", "MONOIDS"]
+__all__ = ["matmul", "reduce", "select", "apply", "ewise_add", "ewise_mult", "ewise_union", "SEMIRINGS", "MONOIDS",
+           "MULTIPLIES", "BINARY_NAMES", "UNARY_NAMES"]
