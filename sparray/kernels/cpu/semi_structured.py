@@ -95,6 +95,7 @@ from numba.extending import intrinsic, overload
 from .. import KernelDeclined
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 from ._common import claim
+from ._scratch import scratch
 from ._threads import team
 
 __all__ = [
@@ -125,6 +126,34 @@ SHARED_WORK = 1 << 22
 CHUNK_WORK = 1 << 16
 #: bytes of y one x @ S tile keeps (its rows times its slab of columns): L1-sized
 _XS_TILE_BYTES = 32 << 10
+#: x @ S with up to 4 rows of x is split by rows of S into at most this many chunks a batch, each
+#: about _XR_CHUNK_WORK values times rows of x (and at least 16 rows): each chunk's partial y is
+#: cols elements a row of x, summed in chunk order afterwards
+_XR_MAX_CHUNKS = 64
+_XR_CHUNK_WORK = 1 << 18
+
+
+def _l1d_bytes(default=32 << 10) -> int:
+    """The first CPU's L1 data cache in bytes (Linux sysfs), else ``default``."""
+    try:
+        with open("/sys/devices/system/cpu/cpu0/cache/index0/size") as f:
+            text = f.read().strip().upper()
+        return int(text[:-1]) << 10 if text.endswith("K") else int(text)
+    except (OSError, ValueError):
+        return default
+
+
+#: bytes of X one block of words of S @ X gathers from (16 rows of X a word, times the tile's 256
+#: bytes of columns) for the wide tiles: the L1 data cache. 4096 x 4096 float32 times 512
+#: columns, one thread, Zen 5 (48 KiB L1): blocks of 48 KiB 82 ms, 64 KiB 90 ms, 32 KiB 165 ms,
+#: 512 KiB (L2) 179 ms, none 270 ms. Narrower tiles take whole rows (their X is small; blocking
+#: them gained nothing).
+SM_BLOCK_BYTES = _l1d_bytes()
+#: the products prefetch the values this many bytes ahead of the one they read (and the metadata
+#: of those values): the hardware's streamer alone left S @ X of 8 columns at 5.3 ms (1 thread)
+#: and 2.9 ms (2 threads) for 4096 x 4096 float32; 2 KiB ahead: 3.3 and 1.75 ms (1 and 4 KiB:
+#: 2.2-2.3 ms on 2 threads; Zen 5 VM)
+_AHEAD_BYTES = 2048
 
 
 def _host_features() -> set:
@@ -339,6 +368,24 @@ def _word(builder, metadata, index, ty=_I32):
     return builder.zext(builder.load(builder.gep(metadata, [index]), align=2), ty)
 
 
+def _prefetch(builder, data, index):
+    """Ask for the cache line of ``data[index]`` (a hint: an address past the end never faults)."""
+    i8p = ir.IntType(8).as_pointer()
+    fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, _I32, _I32, _I32]),
+                                        "llvm.prefetch.p0i8")
+    ptr = builder.bitcast(builder.gep(data, [index]), i8p)
+    builder.call(fn, [ptr, ir.Constant(_I32, 0), ir.Constant(_I32, 3), ir.Constant(_I32, 1)])
+
+
+def _prefetch_ahead(ops, vdata, mdata, v0, m0):
+    """Prefetch the values ``_AHEAD_BYTES`` ahead of ``vdata[v0]`` and the metadata of those values
+    (one line of each per call: callers call it once per 64 bytes of values or less)."""
+    b = ops.b
+    ahead = _AHEAD_BYTES // ops.rsize  # values
+    _prefetch(b, vdata, b.add(v0, ir.Constant(_I64, ahead)))
+    _prefetch(b, mdata, b.add(m0, ir.Constant(_I64, ahead // 8)))
+
+
 def _spread(ops, m, v8):
     """The 16 lanes of a word's columns: ``(lane's value, the lane is i0, the lane is kept)`` from
     the word ``m`` (i32) and its 8 values ``v8``: lane j (group j // 4, position j % 4) takes the
@@ -404,6 +451,7 @@ def _sv_dot_codegen(context, builder, sig, args):
                 else:
                     m = _word(b, mdata, b.add(mo, w), _I64)
                 idx = b.add(b.and_(b.lshr(_splat(b, m, n), shifts), three), bases)
+                _prefetch_ahead(ops, vdata, mdata, b.add(vo, b.mul(w, i64(8))), b.add(mo, w))
                 v = ops.sub(ops.load_values(vdata, b.add(vo, b.mul(w, i64(8))), n), fv)
                 xb = b.add(xo, b.mul(w, i64(16)))
                 lo = b.bitcast(ops.load(xdata, xb, n), FT)
@@ -420,6 +468,7 @@ def _sv_dot_codegen(context, builder, sig, args):
     gen = [cgutils.alloca_once_value(b, ops.zero(16)) for _ in range(2)]
 
     def word_step(w, acc):
+        _prefetch_ahead(ops, vdata, mdata, b.add(vo, b.mul(w, i64(8))), b.add(mo, w))
         m = _word(b, mdata, b.add(mo, w))
         v8 = ops.sub(ops.load_values(vdata, b.add(vo, b.mul(w, i64(8))), 8), f8)
         v16, kept = _spread(ops, m, v8)
@@ -466,7 +515,9 @@ def _sv_dot(typingctx, values, metadata, x, vo, mo, xo, nw, f, level):
 def _sm_codegen(vbytes, units, chains, masked):
     """IR of an SpMM tile kernel: ``units`` vectors of ``vbytes`` bytes of columns, ``chains``
     independent sums per vector (values j of a word go to chain ``j % chains``), the last
-    vector(s) masked to ``tw`` columns when ``masked``."""
+    vector(s) masked to ``tw`` columns when ``masked``. Values already of the sum type are
+    broadcast straight from memory, ``- f`` one subtraction each, in a second copy of the loop
+    that ``f == 0`` skips; float16 and 8/16-bit values are widened 8 at a time, then broadcast."""
 
     def codegen(context, builder, sig, args):
         vdata, mdata, xdata, ydata, cdata = _arrays(context, builder, sig, args, 5)
@@ -481,20 +532,42 @@ def _sm_codegen(vbytes, units, chains, masked):
             tws = _splat(b, tw, L)
             masks = [b.icmp_unsigned("<", b.add(lanes, _cvec(_I64, [u * L] * L)), tws) for u in range(units)]
         accs = [[cgutils.alloca_once_value(b, ops.zero(L)) for _ in range(units)] for _ in range(chains)]
+        direct = ops.R == ops.T  # no widening: each value one broadcast load
+        fL = _splat(b, f, L)
         f8 = _splat(b, f, 8)
-        with cgutils.for_range(b, nw) as loop:
-            w = loop.index
-            m = _word(b, mdata, b.add(mo, w), _I64)
-            v8 = ops.sub(ops.load_values(vdata, b.add(vo, b.mul(w, i64(8))), 8), f8)
-            base = b.mul(w, i64(16))
-            for j in range(8):
-                c = b.add(b.add(base, i64(4 * (j // 2))), b.and_(b.lshr(m, i64(2 * j)), i64(3)))
-                row = b.add(xo, b.mul(c, ldx))
-                vb = _lanes(b, v8, [j] * L)
-                for u in range(units):
-                    xv = ops.load(xdata, b.add(row, i64(u * L)), L, masks[u])
-                    a = accs[j % chains][u]
-                    b.store(ops.madd(vb, xv, b.load(a)), a)
+
+        def loop(subtract):
+            with cgutils.for_range(b, nw) as words:
+                w = words.index
+                m = _word(b, mdata, b.add(mo, w), _I64)
+                v0 = b.add(vo, b.mul(w, i64(8)))
+                _prefetch_ahead(ops, vdata, mdata, v0, b.add(mo, w))
+                if not direct:
+                    v8 = ops.load_values(vdata, v0, 8)
+                    if subtract:
+                        v8 = ops.sub(v8, f8)
+                base = b.mul(w, i64(16))
+                for j in range(8):
+                    c = b.add(b.add(base, i64(4 * (j // 2))), b.and_(b.lshr(m, i64(2 * j)), i64(3)))
+                    row = b.add(xo, b.mul(c, ldx))
+                    if direct:
+                        vb = _splat(b, b.load(b.gep(vdata, [b.add(v0, i64(j))]), align=ops.size), L)
+                        if subtract:
+                            vb = ops.sub(vb, fL)
+                    else:
+                        vb = _lanes(b, v8, [j] * L)
+                    for u in range(units):
+                        xv = ops.load(xdata, b.add(row, i64(u * L)), L, masks[u])
+                        a = accs[j % chains][u]
+                        b.store(ops.madd(vb, xv, b.load(a)), a)
+
+        zero = ir.Constant(ops.T, 0.0 if ops.floating else 0)
+        is_zero = b.fcmp_ordered("==", f, zero) if ops.floating else b.icmp_signed("==", f, zero)
+        with b.if_else(is_zero) as (then, otherwise):
+            with then:
+                loop(False)
+            with otherwise:
+                loop(True)
         for u in range(units):
             s = [b.load(accs[k][u]) for k in range(chains)]
             while len(s) > 1:
@@ -546,6 +619,7 @@ def _xs_codegen(nrows_x):
             mrow = b.add(mo, b.mul(r, ldm))
             with cgutils.for_range(b, b.sub(w1, w0)) as words:
                 w = b.add(w0, words.index)
+                _prefetch_ahead(ops, vdata, mdata, b.add(vrow, b.mul(w, i64(8))), b.add(mrow, w))
                 m = _word(b, mdata, b.add(mrow, w))
                 v8 = ops.sub(ops.load_values(vdata, b.add(vrow, b.mul(w, i64(8))), 8), f8)
                 v16, kept = _spread(ops, m, v8)
@@ -644,35 +718,63 @@ def _sv_serial(vf, mf, xf, y, corr, f, rows, nv, nwr, nwf, ngl, cols, Bv, Bx, to
 
 
 @numba.njit(**_JIT)
-def _sm_chunk(vf, mf, xf, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, N, Bv, Bx, lo, hi):
-    """Flat output rows [lo, hi) of S @ X (X (cols, N) per batch, y (rows, N)), tile by tile."""
+def _sm_chunk(vf, mf, xf, xp, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, N, Bv, Bx, block_bytes, lo, hi):
+    """Flat output rows [lo, hi) of S @ X (X (cols, N) per batch, y (rows, N)), blocked for the
+    cache: one column tile of X at a time over all the chunk's rows, and for the wide tiles one
+    block of words (rows of X) at a time, so that the slab of X they gather from
+    (``SM_BLOCK_BYTES``) stays in L1; each block adds its sums to the row's tile of y (the
+    first block to the fill's term). The blocks are fixed by cols, not by the chunks: the same
+    bits on any number of threads. Then the last word's groups row by row.
+
+    ``xp`` is X again (N up to one wide tile) or X packed tile by tile (:func:`_pack_tiles`):
+    with N a power of two the rows of a tile's slab are N * itemsize bytes apart, so they
+    all fall into a few cache sets and the slab does not stay in cache (N = 512 float32: 320 ms a
+    4096 x 4096 product on one thread unpacked)."""
     half = 32 // yf.itemsize
     one = 64 // yf.itemsize
     wide = 4 * one
-    for i in range(lo, hi):
-        b, r, bv, bx = _operand_rows(i, rows, Bv, Bx)
-        vrow = (bv * rows + r) * nv
-        mrow = (bv * rows + r) * nwr
-        xo = bx * cols * N
-        yo = i * N
-        co = bx * N
-        t0 = 0
-        while N - t0 >= wide:
-            _sm_wide(vf, mf, xf, yf, cf, vrow, mrow, xo + t0, N, yo + t0, co + t0, nwf, wide, f)
-            t0 += wide
-        rem = N - t0
-        if rem == half:
-            _sm_half(vf, mf, xf, yf, cf, vrow, mrow, xo + t0, N, yo + t0, co + t0, nwf, rem, f)
-        elif rem > 0 and rem < half:
-            _sm_half_m(vf, mf, xf, yf, cf, vrow, mrow, xo + t0, N, yo + t0, co + t0, nwf, rem, f)
-        elif rem > 0 and rem <= one:
-            _sm_one_m(vf, mf, xf, yf, cf, vrow, mrow, xo + t0, N, yo + t0, co + t0, nwf, rem, f)
-        elif rem > 0 and rem <= 2 * one:
-            _sm_two_m(vf, mf, xf, yf, cf, vrow, mrow, xo + t0, N, yo + t0, co + t0, nwf, rem, f)
-        elif rem > 0:
-            _sm_wide_m(vf, mf, xf, yf, cf, vrow, mrow, xo + t0, N, yo + t0, co + t0, nwf, rem, f)
-        if ngl:
-            m = np.int64(mf[mrow + nwf])
+    for t0 in range(0, N, wide):
+        tw = min(wide, N - t0)
+        kb = max(1, block_bytes // (16 * tw * yf.itemsize)) if tw > 2 * one else max(nwf, 1)
+        for w0 in range(0, nwf, kb):
+            nw = min(kb, nwf - w0)
+            for i in range(lo, hi):
+                b, r, bv, bx = _operand_rows(i, rows, Bv, Bx)
+                vrow = (bv * rows + r) * nv + 8 * w0
+                mrow = (bv * rows + r) * nwr + w0
+                if N > wide:  # packed: the tile's (cols, tw) block at cols * t0
+                    xo = bx * cols * N + cols * t0 + 16 * w0 * tw
+                    ldx = tw
+                else:
+                    xo = bx * cols * N + t0 + 16 * w0 * N
+                    ldx = N
+                yo = i * N + t0
+                # the sums go on top of the fill's term (first block) or of the blocks before
+                base, bo = (cf, bx * N + t0) if w0 == 0 else (yf, yo)
+                if tw == wide:
+                    _sm_wide(vf, mf, xp, yf, base, vrow, mrow, xo, ldx, yo, bo, nw, tw, f)
+                elif tw == half:
+                    _sm_half(vf, mf, xp, yf, base, vrow, mrow, xo, ldx, yo, bo, nw, tw, f)
+                elif tw < half:
+                    _sm_half_m(vf, mf, xp, yf, base, vrow, mrow, xo, ldx, yo, bo, nw, tw, f)
+                elif tw <= one:
+                    _sm_one_m(vf, mf, xp, yf, base, vrow, mrow, xo, ldx, yo, bo, nw, tw, f)
+                elif tw <= 2 * one:
+                    _sm_two_m(vf, mf, xp, yf, base, vrow, mrow, xo, ldx, yo, bo, nw, tw, f)
+                else:
+                    _sm_wide_m(vf, mf, xp, yf, base, vrow, mrow, xo, ldx, yo, bo, nw, tw, f)
+        if nwf == 0:  # no full word: y's tile is the fill's term
+            for i in range(lo, hi):
+                bx = (i // rows) if Bx > 1 else 0
+                for t in range(tw):
+                    yf[i * N + t0 + t] = cf[bx * N + t0 + t]
+    if ngl:
+        for i in range(lo, hi):
+            b, r, bv, bx = _operand_rows(i, rows, Bv, Bx)
+            vrow = (bv * rows + r) * nv
+            m = np.int64(mf[(bv * rows + r) * nwr + nwf])
+            xo = bx * cols * N
+            yo = i * N
             for q in range(ngl):
                 code = (m >> (4 * q)) & 15
                 k = vrow + 8 * nwf + 2 * q
@@ -685,19 +787,30 @@ def _sm_chunk(vf, mf, xf, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, N, Bv, Bx, l
 
 
 @numba.njit(**_PJIT)
-def _sm_parallel(vf, mf, xf, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, N, Bv, Bx, total, nchunks, nthreads):
+def _sm_parallel(vf, mf, xf, xp, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, N, Bv, Bx, block_bytes, total, nchunks, nthreads):
     counter = np.zeros(1, np.int64)
     for _ in numba.prange(nthreads):
         c = claim(counter)
         while c < nchunks:
-            _sm_chunk(vf, mf, xf, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, N, Bv, Bx,
+            _sm_chunk(vf, mf, xf, xp, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, N, Bv, Bx, block_bytes,
                       total * c // nchunks, total * (c + 1) // nchunks)
             c = claim(counter)
 
 
 @numba.njit(**_JIT)
-def _sm_serial(vf, mf, xf, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, N, Bv, Bx, total):
-    _sm_chunk(vf, mf, xf, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, N, Bv, Bx, 0, total)
+def _sm_serial(vf, mf, xf, xp, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, N, Bv, Bx, block_bytes, total):
+    _sm_chunk(vf, mf, xf, xp, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, N, Bv, Bx, block_bytes, 0, total)
+
+
+def _pack_tiles(xs, wide):
+    """X ``(Bx, cols, N)`` tile by tile (kept scratch): batch b's tile at ``t0`` (width ``tw``) is
+    the ``(cols, tw)`` C-ordered block at ``b * cols * N + cols * t0``."""
+    Bx, cols, N = xs.shape
+    xp = scratch("semi_structured.pack", (Bx, cols * N), xs.dtype)
+    for t0 in range(0, N, wide):
+        tw = min(wide, N - t0)
+        xp[:, cols * t0 : cols * (t0 + tw)].reshape(Bx, cols, tw)[...] = xs[:, :, t0 : t0 + tw]
+    return xp.reshape(-1)
 
 
 @numba.njit(**_JIT)
@@ -763,6 +876,82 @@ def _xs_parallel(vf, mf, xf, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, M, Bv, Bx
 @numba.njit(**_JIT)
 def _xs_serial(vf, mf, xf, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, M, Bv, Bx, nmb, nsl, sw, ntiles):
     _xs_chunk(vf, mf, xf, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, M, Bv, Bx, nmb, nsl, sw, 0, ntiles)
+
+
+@numba.njit(**_JIT)
+def _xr_chunk(vf, mf, xf, pf, f, rows, nv, nwr, nwf, ngl, cols, M, Bv, Bx, R, nck, lo, hi):
+    """Items [lo, hi) of x @ S' split by rows (M <= 4 rows of x): item (b, c) adds the rows
+    [c R, c R + R) of batch b of S, times x, into its own partial ``P[b, c]`` ``(M, cols)``
+    (zeroed first): each item streams whole rows of S, and no two write the same element."""
+    zero = pf.dtype.type(0)
+    for t in range(lo, hi):
+        b = t // nck
+        r0 = (t - b * nck) * R
+        nr = min(R, rows - r0)
+        bv = b if Bv > 1 else 0
+        bx = b if Bx > 1 else 0
+        po = t * M * cols
+        for k in range(po, po + M * cols):
+            pf[k] = zero
+        vo = (bv * rows + r0) * nv
+        mo = (bv * rows + r0) * nwr
+        xo = bx * M * rows + r0
+        if nwf:
+            if M == 4:
+                _xs_four(vf, mf, xf, pf, vo, mo, nv, nwr, xo, rows, po, cols, nr, 0, nwf, f)
+            else:
+                for k in range(M):
+                    _xs_one(vf, mf, xf, pf, vo, mo, nv, nwr, xo + k * rows, rows, po + k * cols, cols, nr, 0, nwf, f)
+        if ngl:  # the last word's 1-3 groups
+            for r in range(nr):
+                m = np.int64(mf[mo + r * nwr + nwf])
+                for q in range(ngl):
+                    code = (m >> (4 * q)) & 15
+                    kv = vo + r * nv + 8 * nwf + 2 * q
+                    for h in range(2):
+                        c = 16 * nwf + 4 * q + ((code >> (2 * h)) & 3)
+                        v = _value(vf, kv + h) - f
+                        for k in range(M):
+                            pf[po + k * cols + c] += xf[xo + k * rows + r] * v
+
+
+@numba.njit(**_JIT)
+def _xr_reduce(pf, yf, cf, B, M, cols, nck, Bx, lo, hi):
+    """Columns [lo, hi) of ``y[b, m] = sum over c of P[b, c, m] + corr[b, m]``, c in order."""
+    for b in range(B):
+        bx = b if Bx > 1 else 0
+        for m in range(M):
+            yo = (b * M + m) * cols
+            p0 = (b * nck * M + m) * cols
+            for j in range(lo, hi):
+                yf[yo + j] = pf[p0 + j]
+            for c in range(1, nck):
+                pc = ((b * nck + c) * M + m) * cols
+                for j in range(lo, hi):
+                    yf[yo + j] += pf[pc + j]
+            cc = cf[bx * M + m]
+            if cc != 0:
+                for j in range(lo, hi):
+                    yf[yo + j] += cc
+
+
+@numba.njit(**_PJIT)
+def _xr_parallel(vf, mf, xf, pf, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, M, B, Bv, Bx, R, nck, nthreads):
+    counter = np.zeros(1, np.int64)
+    items = B * nck
+    for _ in numba.prange(nthreads):
+        c = claim(counter)
+        while c < items:
+            _xr_chunk(vf, mf, xf, pf, f, rows, nv, nwr, nwf, ngl, cols, M, Bv, Bx, R, nck, c, c + 1)
+            c = claim(counter)
+    for t in numba.prange(nthreads):  # after every item: the partials summed, columns split
+        _xr_reduce(pf, yf, cf, B, M, cols, nck, Bx, cols * t // nthreads, cols * (t + 1) // nthreads)
+
+
+@numba.njit(**_JIT)
+def _xr_serial(vf, mf, xf, pf, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, M, B, Bv, Bx, R, nck):
+    _xr_chunk(vf, mf, xf, pf, f, rows, nv, nwr, nwf, ngl, cols, M, Bv, Bx, R, nck, 0, B * nck)
+    _xr_reduce(pf, yf, cf, B, M, cols, nck, Bx, 0, cols)
 
 
 # complex values: the same loops in plain numba code (no vector IR), one kept value at a time
@@ -1000,7 +1189,9 @@ def semi_matmul_dense(values, metadata, x, fill, cols):
                 else:
                     _sv_parallel(*args, _nchunks(work, total), SV_PERMUTE, threads)
     else:
-        args = (vf, mf, xf, y, corr, fc, rows, nv, nwr, nwf, ngl, cols, N, Bv, Bx, total)
+        wide = 4 * (64 // np.dtype(acc).itemsize)
+        xp = _pack_tiles(xs, wide) if N > wide else xf
+        args = (vf, mf, xf, xp, y, corr, fc, rows, nv, nwr, nwf, ngl, cols, N, Bv, Bx, SM_BLOCK_BYTES, total)
         if work < MM_SERIAL_WORK:
             _sm_serial(*args)
         else:
@@ -1080,6 +1271,21 @@ def dense_matmul_semi(x, values, metadata, fill, cols):
                     _xs_complex(*args[:-1], 0, total)
                 else:
                     _xs_complex_parallel(*args, _nchunks(work, total), threads)
+        return _finish(y, dtype).reshape(shape)
+    if M <= 4:  # split by rows into partials of y, summed in order (the same bits on any threads)
+        nck = min(-(-rows // 16), _XR_MAX_CHUNKS, max(1, work // (B * _XR_CHUNK_WORK)))
+        R = -(-rows // nck)
+        nck = -(-rows // R)
+        part = scratch("semi_structured.partials", (B * nck * M * cols,), acc)
+        args = (vf, mf, xf, part, y, corr, fc, rows, nv, nwr, nwf, ngl, cols, M, B, Bv, Bx, R, nck)
+        if work < MM_SERIAL_WORK:
+            _xr_serial(*args)
+        else:
+            with team(work, 0, SHARED_WORK) as threads:
+                if threads == 1:
+                    _xr_serial(*args)
+                else:
+                    _xr_parallel(*args, threads)
         return _finish(y, dtype).reshape(shape)
     nmb = -(-M // 4)
     per_word = min(M, 4) * 16 * np.dtype(acc).itemsize  # bytes of y a word of a tile holds
