@@ -214,8 +214,8 @@ def test_parallel_kernels_give_the_serial_bits(dtype, monkeypatch):
              (rand(rng, (2, cols, 9), dtype), rand(rng, (2, 6, rows), dtype))]
     serial = [(ss.semi_matmul_dense(values, metadata, xr, fill, cols), ss.dense_matmul_semi(xl, values, metadata, fill, cols))
               for xr, xl in cases]
-    monkeypatch.setattr(ss, "SV_SERIAL_WORK", 0)
-    monkeypatch.setattr(ss, "MM_SERIAL_WORK", 0)
+    for name in ("SV_SERIAL_WORK", "MM_SERIAL_WORK", "XS_SERIAL_WORK"):
+        monkeypatch.setattr(ss, name, 0)
     for (xr, xl), (yr, yl) in zip(cases, serial):
         pr = ss.semi_matmul_dense(values, metadata, xr, fill, cols)
         pl = ss.dense_matmul_semi(xl, values, metadata, fill, cols)
@@ -432,7 +432,7 @@ def test_every_parallel_kernel_runs_inside_a_team(monkeypatch):
                 return _kernel(*args)
 
             monkeypatch.setattr(ss, name, guarded)
-    for name in ("SV_SERIAL_WORK", "MM_SERIAL_WORK", "CODEC_SERIAL_WORK"):
+    for name in ("SV_SERIAL_WORK", "MM_SERIAL_WORK", "XS_SERIAL_WORK", "CODEC_SERIAL_WORK"):
         monkeypatch.setattr(ss, name, 0)
     rng = np.random.default_rng(10)
     for dtype in (np.float32, np.complex128):

@@ -112,11 +112,13 @@ VALID_CODES = (0x4, 0x8, 0xC, 0x9, 0xD, 0xE)
 PAD_CODE = 0x4
 _VALID_MASK = sum(1 << c for c in VALID_CODES)  # 0x7310: bit c set for each valid code c
 
-#: Below this much work (kept values times columns of x) a product runs on the calling thread.
-#: Measured on the 2-core VM (Zen 5), float32: SpMV 2 threads faster from about 2**16 values
-#: (a 256 x 512 matrix), SpMM and x @ S alike.
-SV_SERIAL_WORK = 1 << 16
-MM_SERIAL_WORK = 1 << 16
+#: Below this much work (kept values, times the columns of X or the rows of x) a product runs on
+#: the calling thread: ``python benchmarks/bench.py --semi --crossover`` on the 2-core Zen 5 VM,
+#: float32, 256 columns, the parallel call 10-11 us at the least: SpMV 2 threads faster from 2**17
+#: values (1.08x; 2**16: 0.88x), S @ X (8 columns) from 2**18 (1.05x), x @ S from 2**19 (1.02x).
+SV_SERIAL_WORK = 1 << 17
+MM_SERIAL_WORK = 1 << 18
+XS_SERIAL_WORK = 1 << 19
 #: encode/decode/validate: elements of the dense matrix below which one thread does it
 CODEC_SERIAL_WORK = 1 << 18
 #: from this much work a product keeps a thread on a core another process keeps busy
@@ -1110,10 +1112,10 @@ def semi_matmul_dense(values, metadata, x, fill, cols):
     """``S' @ x + fill * colsum(x)``: the product of the dense matrix of the 2:4 components
     (values, metadata, fill) and a dense vector or matrix x (shapes: the module docstring).
 
-    Reads the values and the 4-bit codes directly (no dense or CSR copy); parallel above
-    ``SV_SERIAL_WORK`` / ``MM_SERIAL_WORK`` values times columns. With ``fill == 0`` the result is
-    ``S @ x`` over the kept positions only. KernelDeclined for dtypes it does not serve, ValueError
-    for shapes that do not fit (both shapes named).
+    Reads the values and the 4-bit codes directly (no dense or CSR copy); parallel from
+    ``SV_SERIAL_WORK`` (a vector) / ``MM_SERIAL_WORK`` (a matrix) kept values times columns.
+    With ``fill == 0`` the result is ``S @ x`` over the kept positions only. KernelDeclined for
+    dtypes it does not serve, ValueError for shapes that do not fit (both shapes named).
 
     >>> v, m, _ = semi_encode(np.array([[1.0, 0.0, 2.0, 0.0]]), 0.0)
     >>> semi_matmul_dense(v, m, np.array([[1.0, 2.0], [0.0, 0.0], [3.0, 4.0], [0.0, 0.0]]), 0.0, 4).tolist()
@@ -1263,7 +1265,7 @@ def dense_matmul_semi(x, values, metadata, fill, cols):
     if dtype.kind == "c":
         total = B * M
         args = (vf, mf, xf, y, corr, fc, rows, nv, nwr, cols, M, Bv, Bx, total)
-        if work < MM_SERIAL_WORK:
+        if work < XS_SERIAL_WORK:
             _xs_complex(*args[:-1], 0, total)
         else:
             with team(work, 0, SHARED_WORK) as threads:
@@ -1278,7 +1280,7 @@ def dense_matmul_semi(x, values, metadata, fill, cols):
         nck = -(-rows // R)
         part = scratch("semi_structured.partials", (B * nck * M * cols,), acc)
         args = (vf, mf, xf, part, y, corr, fc, rows, nv, nwr, nwf, ngl, cols, M, B, Bv, Bx, R, nck)
-        if work < MM_SERIAL_WORK:
+        if work < XS_SERIAL_WORK:
             _xr_serial(*args)
         else:
             with team(work, 0, SHARED_WORK) as threads:
@@ -1301,7 +1303,7 @@ def dense_matmul_semi(x, values, metadata, fill, cols):
         return sw, -(-nwf // sw)
 
     args = (vf, mf, xf, y, corr, fc, rows, nv, nwr, nwf, ngl, cols, M, Bv, Bx, nmb)
-    if work < MM_SERIAL_WORK:
+    if work < XS_SERIAL_WORK:
         sw, nsl = slabs(1)
         _xs_serial(*args, nsl, sw, B * nmb * nsl)
     else:
