@@ -1,6 +1,6 @@
 """The 2:4 layout's CPU kernels, on its raw components: products, encoding, decoding, validation.
 
-The components (``/work`` spec of issue 50; ``sparray.SemiStructured`` holds them): a stored matrix
+The components (the 2:4 layout of issue 50; ``sparray.SemiStructured`` holds them): a stored matrix
 S of ``rows x cols`` (``cols % 4 == 0``) is ``values`` ``(*batch, rows, cols // 2)`` and ``metadata``
 ``(*batch, rows, ceil(cols / 16))`` uint16. Group g of a row is the columns ``4g .. 4g + 3``; it keeps
 two positions ``i0 < i1``, ``values[..., 2g]`` at column ``4g + i0`` and ``values[..., 2g + 1]`` at
@@ -43,21 +43,29 @@ vectoriser off, so a loop over 16 lanes would stay scalar).
   (4-byte values; 8-byte ones one word a step, ``vpermi2pd``). Elsewhere each word's 8 values
   are spread over its 16 columns by two constant shuffles and a select on ``i0 == column % 4``,
   and a masked FMA with the 16 contiguous elements of x adds the kept lanes only: plain LLVM
-  vectors, any CPU. The AVX-512 form is 1.3-2x faster on data in cache (Zen 5), 1-1.3x on
-  matrices streamed from memory; both sum in lanes, so they round differently (each is
-  deterministic). Rows are cut into chunks that the threads claim (:func:`._common.claim`).
+  vectors, any CPU. The AVX-512 form was 2x faster on a matrix in cache (Zen 5), 1-1.3x on one
+  streamed from memory; both sum in lanes, so they round differently (each is deterministic).
 - ``S @ X`` (SpMM, N > 1 columns): each output row is accumulated over column tiles of X in
   vector registers, never in memory: tiles of 4 x 64 bytes of columns (64 float32) with 2 chains
-  of sums, and for the last columns one of 32 or 64 bytes (8 chains) or 2 x 64 (4 chains), its last
-  vector masked. Each kept value is one broadcast and one FMA per vector of the tile, its column
-  ``16w + 4(j // 2) + ((m >> 2j) & 3)`` decoded from the word. N = 1 is the SpMV.
-- ``x @ S``: each thread owns a tile of the output (a slab of whole words of columns times up to
-  4 rows of x: ``y[m0 : m0 + 4, 16 w0 : 16 w1]``) and walks every row of S over that slab, so no
-  two threads write the same element and no partial results are reduced: no atomics, no per-thread
-  copies of y. A vector x gets slabs of columns only (threads split the columns of y); for a
-  matrix the up-to-4 rows of a tile share each word's decoding. Each word's 8 values (times
-  ``x[m, r]``) are spread over its 16 columns with a select (products of kept positions only) and
-  added to ``y`` with a masked FMA; slabs are at most 32 KiB of y, so the tile stays in L1.
+  of sums, and for the last columns one of 32 or 64 bytes (8 chains) or 2 x 64 (4 chains), its
+  last vector masked. Each kept value is one broadcast (a load, where values are of the sum type)
+  and one FMA per vector of the tile, its column ``16w + 4(j // 2) + ((m >> 2j) & 3)`` decoded
+  from the word. Tiles are the outer loop over a chunk's rows, so a tile's slab of X stays in
+  cache; with more than one wide tile X is packed tile by tile first (with N a power of two a
+  tile's rows fall into a few cache sets), and wide tiles go by blocks of words whose rows of X
+  fit the L1 cache (``SM_BLOCK_BYTES``), each block adding to y. N = 1 is the SpMV.
+- ``x @ S`` with up to 4 rows of x (a vector included): the rows of S are cut into chunks (fixed by
+  the shapes), each adding its rows times x into a partial y of its own, and the partials are
+  summed in chunk order at the end (the columns split among the threads): each chunk streams
+  whole rows of S, no two write the same element (no atomics), and the bits do not depend on the
+  threads. With more rows of x, each thread owns tiles of the output (a slab of whole words of
+  columns times 4 rows of x) and walks every row of S over its slab (slabs of at most 32 KiB of y:
+  it stays in L1), the 4 rows sharing each word's decoding. Either way each word's 8 values
+  (times ``x[m, r]``) are spread over its 16 columns with a select (products of kept positions
+  only) and added to y with a masked FMA.
+- All three prefetch the values 2 KiB ahead (``_AHEAD_BYTES``: the hardware's streamer alone left
+  a 4096 x 4096 times 8 columns product 1.65x slower); rows (or tiles) go in chunks the threads
+  claim (:func:`._common.claim`), each writing only its own part of the result.
 - The last word of a row when ``cols % 16 != 0`` (1-3 groups) is summed by plain numba code.
 
 Safety. A nibble is decoded into two positions ``code & 3`` and ``(code >> 2) & 3``, each in
@@ -66,7 +74,7 @@ valid or not, makes a read or write outside the arrays: a bad code gives a wrong
 result. :func:`semi_metadata_valid` finds them (the class's validator calls it).
 
 Threads. Work below a crossover runs on the calling thread (``*_SERIAL_WORK``, measured with
-``benchmarks/bench.py --semi``'s sizes on the 2-core VM); above it the kernel runs inside
+``benchmarks/bench.py --semi --crossover`` on the 2-core VM); above it the kernel runs inside
 ``with team(work, 0, SHARED_WORK)`` (:mod:`._threads`), on the serial twin (the same row loops,
 the same bits) when the team grants one thread.
 
@@ -518,8 +526,9 @@ def _sm_codegen(vbytes, units, chains, masked):
     """IR of an SpMM tile kernel: ``units`` vectors of ``vbytes`` bytes of columns, ``chains``
     independent sums per vector (values j of a word go to chain ``j % chains``), the last
     vector(s) masked to ``tw`` columns when ``masked``. Values already of the sum type are
-    broadcast straight from memory, ``- f`` one subtraction each, in a second copy of the loop
-    that ``f == 0`` skips; float16 and 8/16-bit values are widened 8 at a time, then broadcast."""
+    broadcast straight from memory, then ``- f`` (one subtraction each: a copy of the loop without
+    it for ``f == 0`` measured no faster); float16 and 8/16-bit values are widened 8 at a time,
+    then broadcast."""
 
     def codegen(context, builder, sig, args):
         vdata, mdata, xdata, ydata, cdata = _arrays(context, builder, sig, args, 5)
@@ -537,39 +546,25 @@ def _sm_codegen(vbytes, units, chains, masked):
         direct = ops.R == ops.T  # no widening: each value one broadcast load
         fL = _splat(b, f, L)
         f8 = _splat(b, f, 8)
-
-        def loop(subtract):
-            with cgutils.for_range(b, nw) as words:
-                w = words.index
-                m = _word(b, mdata, b.add(mo, w), _I64)
-                v0 = b.add(vo, b.mul(w, i64(8)))
-                _prefetch_ahead(ops, vdata, mdata, v0, b.add(mo, w))
-                if not direct:
-                    v8 = ops.load_values(vdata, v0, 8)
-                    if subtract:
-                        v8 = ops.sub(v8, f8)
-                base = b.mul(w, i64(16))
-                for j in range(8):
-                    c = b.add(b.add(base, i64(4 * (j // 2))), b.and_(b.lshr(m, i64(2 * j)), i64(3)))
-                    row = b.add(xo, b.mul(c, ldx))
-                    if direct:
-                        vb = _splat(b, b.load(b.gep(vdata, [b.add(v0, i64(j))]), align=ops.size), L)
-                        if subtract:
-                            vb = ops.sub(vb, fL)
-                    else:
-                        vb = _lanes(b, v8, [j] * L)
-                    for u in range(units):
-                        xv = ops.load(xdata, b.add(row, i64(u * L)), L, masks[u])
-                        a = accs[j % chains][u]
-                        b.store(ops.madd(vb, xv, b.load(a)), a)
-
-        zero = ir.Constant(ops.T, 0.0 if ops.floating else 0)
-        is_zero = b.fcmp_ordered("==", f, zero) if ops.floating else b.icmp_signed("==", f, zero)
-        with b.if_else(is_zero) as (then, otherwise):
-            with then:
-                loop(False)
-            with otherwise:
-                loop(True)
+        with cgutils.for_range(b, nw) as words:
+            w = words.index
+            m = _word(b, mdata, b.add(mo, w), _I64)
+            v0 = b.add(vo, b.mul(w, i64(8)))
+            _prefetch_ahead(ops, vdata, mdata, v0, b.add(mo, w))
+            if not direct:
+                v8 = ops.sub(ops.load_values(vdata, v0, 8), f8)
+            base = b.mul(w, i64(16))
+            for j in range(8):
+                c = b.add(b.add(base, i64(4 * (j // 2))), b.and_(b.lshr(m, i64(2 * j)), i64(3)))
+                row = b.add(xo, b.mul(c, ldx))
+                if direct:
+                    vb = ops.sub(_splat(b, b.load(b.gep(vdata, [b.add(v0, i64(j))]), align=ops.size), L), fL)
+                else:
+                    vb = _lanes(b, v8, [j] * L)
+                for u in range(units):
+                    xv = ops.load(xdata, b.add(row, i64(u * L)), L, masks[u])
+                    a = accs[j % chains][u]
+                    b.store(ops.madd(vb, xv, b.load(a)), a)
         for u in range(units):
             s = [b.load(accs[k][u]) for k in range(chains)]
             while len(s) > 1:
