@@ -190,6 +190,11 @@ def test_bad_arguments_say_what_was_expected():
         ss.dense_matmul_semi(np.ones(3, bool), values.astype(bool), metadata, False, 20)
     with pytest.raises(KernelDeclined, match="object"):
         ss.semi_encode(np.ones((2, 4), object), 0)
+    iv, im, _ = components(rng, (), 3, 20, np.int16, 0)
+    with pytest.raises(ValueError, match="fill 1.5 is not a value of the dtype int16"):
+        ss.semi_matmul_dense(iv, im, np.ones(20, np.int16), 1.5, 20)
+    with pytest.raises(ValueError, match="0-d"):
+        ss.semi_decode(values, metadata, np.zeros(2), 20)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, np.int64], ids=lambda d: np.dtype(d).name)

@@ -92,6 +92,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 
 import numba
 import numpy as np
@@ -1068,13 +1069,28 @@ def _operand_dtypes(fname, values, x):
 
 
 def _fill_value(fname, fill, dtype):
-    """The fill in the sum dtype (a NumPy scalar), and whether it is zero."""
+    """The fill in the sum dtype (a NumPy scalar), and whether it is zero (:func:`_fill_of`)."""
+    f = _fill_of(fname, fill, dtype)
+    fc = _in_sum_dtype(f.reshape(1), dtype)[0]
+    return fc, bool(fc == 0)
+
+
+def _fill_of(fname, fill, dtype):
+    """The 0-d ``fill`` as a ``dtype`` array: rounded to a floating dtype; ValueError where an
+    integer or boolean dtype cannot hold it exactly or a real dtype would drop an imaginary part."""
     f = np.asarray(fill)
     if f.ndim:
         raise ValueError(f"{fname}: fill must be a scalar (0-d); got shape {f.shape}")
-    f = f.astype(dtype)
-    fc = _in_sum_dtype(f.reshape(1), dtype)[0]
-    return fc, bool(fc == 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the casts below are checked
+        fd = f.astype(dtype)
+        if dtype.kind in "iub":
+            lost = f.dtype.kind in "fc" and not np.isfinite(f) or not bool(fd == f)
+        else:
+            lost = dtype.kind == "f" and f.dtype.kind == "c" and bool(f.imag != 0)
+    if lost:
+        raise ValueError(f"{fname}: the fill {f.item()!r} is not a value of the dtype {dtype}")
+    return fd
 
 
 def _batches(fname, Bv, Bx, vshape, xshape):
@@ -1469,10 +1485,7 @@ def semi_encode(dense, fill):
     *lead, rows, cols = dense.shape
     if cols % 4:
         raise ValueError(f"{fname}: the columns ({cols}, shape {dense.shape}) must be a multiple of 4")
-    f = np.asarray(fill)
-    if f.ndim:
-        raise ValueError(f"{fname}: fill must be a scalar (0-d); got shape {f.shape}")
-    f = f.astype(dense.dtype)
+    f = _fill_of(fname, fill, dense.dtype)
     raw = _codec_raw(dense.dtype)
     nwr = -(-cols // 16)
     values = np.empty((*lead, rows, cols // 2), dense.dtype)
@@ -1529,9 +1542,7 @@ def semi_decode(values, metadata, fill, cols):
         metadata = metadata.view(np.uint16)
     if metadata.dtype != np.uint16:
         raise ValueError(f"{fname}: metadata must be uint16; got dtype {metadata.dtype}")
-    f = np.asarray(fill)
-    if f.ndim:
-        raise ValueError(f"{fname}: fill must be a scalar (0-d); got shape {f.shape}")
+    f = _fill_of(fname, fill, values.dtype)
     raw = _codec_raw(values.dtype)
     out = np.empty((*values.shape[:-1], cols), values.dtype)
     total = math.prod(values.shape[:-1])
@@ -1539,7 +1550,7 @@ def semi_decode(values, metadata, fill, cols):
         return out
     vf = np.ascontiguousarray(values).view(raw).reshape(-1)
     mf = np.ascontiguousarray(metadata).reshape(-1)
-    fr = f.astype(values.dtype).reshape(1).view(raw)[0]
+    fr = f.reshape(1).view(raw)[0]
     of = out.view(raw).reshape(-1)
     work = total * cols
     if work < CODEC_SERIAL_WORK:
