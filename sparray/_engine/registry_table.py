@@ -35,6 +35,9 @@ KERNELS = [
     ("unused_minor",         "csr", "numba", "sparray.kernels.cpu.occupancy:unused_minor"),
     ("take_major",           "csr", "numba", "sparray.kernels.cpu.take:take_major"),
     ("slice_minor",          "csr", "numba", "sparray.kernels.cpu.take:slice_minor"),
+    # 2:4 semi-structured (kernels/cpu/semi_structured.py)
+    ("semi_matmul_dense",    "2:4", "numba", "sparray.kernels.cpu.semi_structured:semi_matmul_dense"),
+    ("dense_matmul_semi",    "2:4", "numba", "sparray.kernels.cpu.semi_structured:dense_matmul_semi"),
     # CUDA kernels for CuPy data (kernels/cuda: one .cu file + launcher per numba module)
     ("coalesce",         "coo", "cupy", "sparray.kernels.cuda.coalesce:coalesce"),
     ("merge_pattern",    "coo", "cupy", "sparray.kernels.cuda.merge:merge_pattern"),
