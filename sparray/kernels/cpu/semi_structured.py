@@ -134,8 +134,12 @@ XS_SERIAL_WORK = 1 << 19
 #: encode/decode/validate: elements of the dense matrix below which one thread does it
 CODEC_SERIAL_WORK = 1 << 18
 #: from this much work a product keeps a thread on a core another process keeps busy
-#: (``team(shared=)``): its chunks are claimed, so such a thread holds the call back by one chunk
-SHARED_WORK = 1 << 22
+#: (``team(shared=)``): its chunks are claimed, so such a thread holds the call back by one chunk,
+#: but the call still waits at the end for that thread to get the core back (a time slice, 4-8 ms
+#: on this VM). These products run 3-10x as many values a second as a CSR product runs entries
+#: (the spmm kernels share from 2**22), so they share only from about 20 ms of one thread's work:
+#: with another process on one core, x @ S of 4096 x 4096 took 24 ms on two threads, 1.7 on one
+SHARED_WORK = 1 << 26
 #: the row-split products cut their rows into chunks of about this much work, 2 to 16 per thread
 CHUNK_WORK = 1 << 16
 #: x @ S with up to 4 rows of x is split by rows of S into at most this many chunks a batch, each
