@@ -101,7 +101,11 @@ def products(values, metadata, dense, x_right, x_left, fill, cols, dtype):
     check(got, wide(x_left) @ wide(dense), np.abs(wide(x_left)) @ a, dtype, dense.shape[-2])
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+# every dtype meets every product in the tests below; these seven compile the products here (CI time)
+PRODUCT_DTYPES = [np.float16, np.float32, np.float64, np.int8, np.int64, np.uint8, np.complex128]
+
+
+@pytest.mark.parametrize("dtype", PRODUCT_DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("fill_kind", ["zero", "nonzero"])
 def test_products_match_dense(dtype, fill_kind):
     rng = np.random.default_rng(1)
