@@ -11,6 +11,7 @@
     python benchmarks/bench.py --peers         # beside scipy, MKL, GraphBLAS, torch at 1e3 ... 1e7, each in its own process (peers.py)
     python benchmarks/bench.py --together      # the same libraries in one process, their calls interleaved
     python benchmarks/bench.py --busy          # the peers table with another process spinning on one core
+    python benchmarks/bench.py --semi          # 2:4 products beside dense NumPy and CSR, 4096 and 8192 (semi.py)
 
 Each cell is the median of ``--repeat`` timed calls on prepared inputs, after
 one untimed warm-up call (which also JIT-compiles). The libraries' timed calls
@@ -1163,6 +1164,10 @@ def main(argv=None) -> int:
         import solvers
 
         return solvers.main([a for a in argv if a != "--solvers"])
+    if "--semi" in argv:  # 2:4 semi-structured products beside dense NumPy and CSR (semi.py)
+        import semi
+
+        return semi.main([a for a in argv if a != "--semi"])
     if any(a in ("--peers", "--together", "--busy") for a in argv):  # beside MKL, GraphBLAS, torch (peers.py)
         import peers
 

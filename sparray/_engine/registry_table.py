@@ -42,6 +42,9 @@ KERNELS = [
     ("graph_reduce",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:graph_reduce"),
     ("graph_select",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:graph_select"),
     ("graph_apply_index",    "csr", "numba", "sparray.kernels.cpu.semiring_entries:graph_apply_index"),
+    # 2:4 semi-structured (kernels/cpu/semi_structured.py)
+    ("semi_matmul_dense",    "2:4", "numba", "sparray.kernels.cpu.semi_structured:semi_matmul_dense"),
+    ("dense_matmul_semi",    "2:4", "numba", "sparray.kernels.cpu.semi_structured:dense_matmul_semi"),
     # CUDA kernels for CuPy data (kernels/cuda: one .cu file + launcher per numba module)
     ("coalesce",         "coo", "cupy", "sparray.kernels.cuda.coalesce:coalesce"),
     ("merge_pattern",    "coo", "cupy", "sparray.kernels.cuda.merge:merge_pattern"),
