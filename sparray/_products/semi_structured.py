@@ -120,15 +120,14 @@ def _host_fill(xp, A, fill):
     (a zero fill known from the array's facts costs no read)."""
     if not hasattr(fill, "__array_namespace__") or type(fill).__module__.split(".")[0] == "numpy":
         return fill.item() if hasattr(fill, "item") else fill
-    key = ("_host_fill", str(fill.dtype))
-    kept = A.__dict__.get(key[0])
-    if kept is not None and kept[0] == key[1] and kept[2] is fill:
+    kept = A.__dict__.get("_host_fill")  # (fill object, its value): the fill never changes in place
+    if kept is not None and kept[0] is fill:
         return kept[1]
     if A.__dict__.get("_fill_is_zero") is True:
         value = complex(0) if xp.isdtype(fill.dtype, "complex floating") else (0.0 if xp.isdtype(fill.dtype, "real floating") else 0)
     else:
         value = fill.item()
-    A._host_fill = (key[1], value, fill)
+    A._host_fill = (fill, value)
     return value
 
 

@@ -914,21 +914,29 @@ def _xs_chunk(vf, mf, xt, yf, cf, f, rows, nv, nwr, nwf, ngl, cols, M, Bv, Bx, n
             for k in range(mc):
                 for c in range(16 * nwf, cols):
                     yf[yo + k * cols + c] = zero
-            for r in range(rows):
-                m = np.int64(mf[mo + r * nwr + nwf])
-                for q in range(ngl):
-                    code = (m >> (4 * q)) & 15
-                    kv = vo + r * nv + 8 * nwf + 2 * q
-                    for h in range(2):
-                        c = 16 * nwf + 4 * q + ((code >> (2 * h)) & 3)
-                        v = _value(vf, kv + h) - f
-                        for k in range(mc):
-                            yf[yo + k * cols + c] += xt[xo + r * M + k] * v
+            _tail_groups(vf, mf, xt, yf, f, vo, mo, nv, nwr, nwf, ngl, xo, M, 1, yo, cols, rows, mc)
         for k in range(mc):
             cc = cf[bx * M + m0 + k]
             if cc != 0:
                 for c in range(yo + k * cols + c0, yo + k * cols + c1):
                     yf[c] += cc
+
+
+@numba.njit(**_JIT)
+def _tail_groups(vf, mf, x, y, f, vo, mo, nv, nwr, nwf, ngl, xo, xr, xk, yo, cols, nrows, mk):
+    """``y[yo + k cols + c] += x[xo + r xr + k xk] * (S(r, c) - f)`` for the kept positions c of
+    the last metadata word's ``ngl`` (1-3) groups of rows r < nrows, k < mk rows of x: the tail of
+    both ``x @ S`` forms (x read row-major or transposed through its strides)."""
+    for r in range(nrows):
+        m = np.int64(mf[mo + r * nwr + nwf])
+        for q in range(ngl):
+            code = (m >> (4 * q)) & 15
+            kv = vo + r * nv + 8 * nwf + 2 * q
+            for h in range(2):
+                c = 16 * nwf + 4 * q + ((code >> (2 * h)) & 3)
+                v = _value(vf, kv + h) - f
+                for k in range(mk):
+                    y[yo + k * cols + c] += x[xo + r * xr + k * xk] * v
 
 
 @numba.njit(**_PJIT)
@@ -971,16 +979,7 @@ def _xr_chunk(vf, mf, xf, pf, f, rows, nv, nwr, nwf, ngl, cols, M, Bv, Bx, R, nc
                 for k in range(M):
                     _xs_one(vf, mf, xf, pf, vo, mo, nv, nwr, xo + k * rows, rows, po + k * cols, cols, nr, 0, nwf, f)
         if ngl:  # the last word's 1-3 groups
-            for r in range(nr):
-                m = np.int64(mf[mo + r * nwr + nwf])
-                for q in range(ngl):
-                    code = (m >> (4 * q)) & 15
-                    kv = vo + r * nv + 8 * nwf + 2 * q
-                    for h in range(2):
-                        c = 16 * nwf + 4 * q + ((code >> (2 * h)) & 3)
-                        v = _value(vf, kv + h) - f
-                        for k in range(M):
-                            pf[po + k * cols + c] += xf[xo + k * rows + r] * v
+            _tail_groups(vf, mf, xf, pf, f, vo, mo, nv, nwr, nwf, ngl, xo, 1, rows, po, cols, nr, M)
 
 
 @numba.njit(**_JIT)
