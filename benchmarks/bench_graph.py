@@ -1,6 +1,6 @@
 #!/usr/bin/env python
-"""sparray's graph kernels (``sparray.kernels.cpu.semiring``) beside SuiteSparse:GraphBLAS
-(python-graphblas), each library in a fresh process of its own.
+"""sparray.graph's operations beside SuiteSparse:GraphBLAS (python-graphblas), each library in a
+fresh process of its own, through each library's public functions.
 
     python benchmarks/bench_graph.py                          # rmat16, rmat18, grid512, grid1600
     python benchmarks/bench_graph.py --graphs rmat16 --only "min_plus"
@@ -38,6 +38,8 @@ import tempfile
 import time
 
 import numpy as np
+
+os.environ.setdefault("SPARRAY_JIT", "eager")  # the warm-up call compiles the kernels it times
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -109,34 +111,42 @@ def inputs(name):
 
 
 def calls_sparray(I, threads):
+    """The public functions (``sparray.graph``) on sparray arrays built once from the parts, as a
+    program holds them: a CSR with an undefined fill, a dense x, a sparse frontier."""
     import numba
 
-    from sparray.kernels.cpu import semiring as sk
+    import sparray
+    from sparray import graph
 
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    U = sparray.undefined
     p, j, w, n, x = I["indptr"], I["indices"], I["w"], I["n"], I["x"]
-    fr, xs, vis, Lp, Li = I["frontier"], I["xs"], I["visited"], I["Lp"], I["Li"]
+    A = sparray.CSR(p, j, w, shape=(n, n), fill_value=U)
+    L = sparray.CSR(I["Lp"], I["Li"], np.ones(I["Li"].size, np.bool_), shape=(n, n), fill_value=U)
+    xs = sparray.COO(I["frontier"][None, :], I["xs"], shape=(n,), fill_value=U)
+    front = sparray.COO(I["frontier"][None, :], np.ones(I["frontier"].size, np.bool_), shape=(n,), fill_value=U)
+    vis = I["visited"]
 
-    def vec(r):
-        y, yp = r
-        return np.flatnonzero(yp), y[yp]
+    def vec(v):
+        return np.asarray(v.indices[0], np.int64), np.asarray(v.values)
 
-    def mat(r):
-        return r
+    def idx(v):
+        return np.asarray(v.indices[0], np.int64)
+
+    def mat(m):
+        return np.asarray(m.crow_indices), np.asarray(m.col_indices), np.asarray(m.values)
 
     return {
-        "A @ x min_plus": (lambda: sk.mxv(p, j, w, x, None, "min_plus"), vec),
-        "A @ x plus_times": (lambda: sk.mxv(p, j, w, x, None, "plus_times"), vec),
-        "x @ A min_plus": (lambda: sk.vxm(p, j, w, n, x, None, "min_plus"), vec),
-        "x @ A plus_times": (lambda: sk.vxm(p, j, w, n, x, None, "plus_times"), vec),
-        "x @ A min_plus sparse x": (lambda: sk.vxm(p, j, w, n, xs, None, "min_plus", x_indices=fr), vec),
-        "BFS step any_secondi": (lambda: sk.vxm(p, j, None, n, None, None, "any_secondi", vis, complement=True,
-                                                x_indices=fr), lambda r: vec(r)[0]),
-        "(L @ L.T)<L> plus_pair": (lambda: sk.mxm(Lp, Li, None, Lp, Li, None, n, "plus_pair", mask=(Lp, Li),
-                                                  b_transposed=True, a_ncols=n), mat),
-        "reduce rows plus": (lambda: sk.reduce_rows(p, j, w, "plus"), vec),
-        "reduce cols plus": (lambda: sk.reduce_cols(p, j, w, n, "plus"), vec),
-        "select tril": (lambda: sk.select(p, j, w, "tril"), mat),
+        "A @ x min_plus": (lambda: graph.matmul(A, x, "min_plus"), vec),
+        "A @ x plus_times": (lambda: graph.matmul(A, x, "plus_times"), vec),
+        "x @ A min_plus": (lambda: graph.matmul(x, A, "min_plus"), vec),
+        "x @ A plus_times": (lambda: graph.matmul(x, A, "plus_times"), vec),
+        "x @ A min_plus sparse x": (lambda: graph.matmul(xs, A, "min_plus"), vec),
+        "BFS step any_secondi": (lambda: graph.matmul(front, A, "any_secondi", mask=vis, complement=True), idx),
+        "(L @ L.T)<L> plus_pair": (lambda: graph.matmul(L, L.mT, "plus_pair", mask=L), mat),
+        "reduce rows plus": (lambda: graph.reduce(A, "plus", axis=1), vec),
+        "reduce cols plus": (lambda: graph.reduce(A, "plus", axis=0), vec),
+        "select tril": (lambda: graph.select(A, "tril"), mat),
     }
 
 

@@ -8,6 +8,9 @@ The registry's positional contract (the numba entries in ``kernels/cpu/semiring.
   structural, ncols, dtype) -> (y, present)``: ``y<mask> = A @ x``;
 - ``semiring_vxm(crow, col, values, ncols, x, x_present, semiring, mask, mask_values, complement,
   structural, x_indices, dtype) -> (y, present)``: ``y<mask> = x @ A``;
+- ``semiring_mxm_dot(a_crow, a_col, a_values, bt_crow, bt_col, bt_values, inner, ncols, semiring,
+  mask, structural, dtype)``: the same product from B.T's CSR (B's CSC, B inner x ncols), the
+  mask given and not complemented (each entry a dot product of two rows);
 - ``semiring_mxm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols, semiring, mask,
   complement, structural, dtype) -> (crow, col, values)``: ``C<M> = A @ B``;
 - ``graph_reduce(crow, col, values, monoid, axis, ncols, dtype) -> (y, present)``;
@@ -240,6 +243,21 @@ def mxm_generic(xp, a_crow, a_col, a_values, b_crow, b_col, b_values, ncols, sem
     idt = xp.int32 if max(M, ncols, ukeys.shape[0]) < 2**31 else xp.int64
     crow = xp.astype(xp.searchsorted(out_rows, xp.arange(M + 1, dtype=xp.int64, device=_dev(ukeys))), idt)
     return crow, xp.astype(ukeys % ncols if ncols else ukeys, idt), xp.astype(acc, _dt(xp, Z))
+
+
+@register("semiring_mxm_dot", "csr", "generic")
+def mxm_dot_generic(xp, a_crow, a_col, a_values, bt_crow, bt_col, bt_values, inner, ncols, semiring, mask, structural,
+                    dtype):
+    """``C<mask> = A @ B`` from A's CSR and B.T's CSR (B's CSC), mask not complemented: B's CSR by
+    one stable sort of B.T's entries, then :func:`mxm_generic`."""
+    rows = expand_offsets(xp, bt_crow, xp.int64)  # B.T's rows: B's columns
+    k = xp.astype(bt_col, xp.int64)
+    perm = xp.argsort(k * max(int(ncols), 1) + rows, stable=True)
+    b_col = xp.take(rows, perm)
+    b_values = None if bt_values is None else xp.take(bt_values, perm)
+    b_crow = xp.searchsorted(xp.take(k, perm), xp.arange(int(inner) + 1, dtype=xp.int64, device=_dev(k)))
+    return mxm_generic(xp, a_crow, a_col, a_values, b_crow, b_col, b_values, ncols, semiring, mask, False, structural,
+                       dtype)
 
 
 def _in_mask(xp, keys, mask, ncols, structural):

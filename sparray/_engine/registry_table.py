@@ -39,6 +39,7 @@ KERNELS = [
     ("semiring_mxv",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:semiring_mxv"),
     ("semiring_vxm",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:semiring_vxm"),
     ("semiring_mxm",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:semiring_mxm"),
+    ("semiring_mxm_dot",     "csr", "numba", "sparray.kernels.cpu.semiring_entries:semiring_mxm_dot"),
     ("graph_reduce",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:graph_reduce"),
     ("graph_select",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:graph_select"),
     ("graph_apply_index",    "csr", "numba", "sparray.kernels.cpu.semiring_entries:graph_apply_index"),

@@ -81,11 +81,19 @@ def _mxm(xp, sr, A, B, mask, complement, structural):
     if A.shape[1] != B.shape[0]:
         raise ValueError(f"sparray.graph.matmul: shapes {tuple(A.shape)} and {tuple(B.shape)} are not aligned")
     a = matrix_parts(A) if isinstance(A, SparseArray) else dense_matrix_parts(xp, A)
-    b = matrix_parts(B, name="B") if isinstance(B, SparseArray) else dense_matrix_parts(xp, B)
     shape = (int(A.shape[0]), int(B.shape[1]))
     m = mask_matrix(mask, shape)
     if m is not None and structural:
         m = m[:2]
+    if m is not None and not complement and isinstance(B, SparseArray) and B.layout == "csc":
+        # B's CSC is B.T's CSR: every masked entry a dot product of two rows, no transpose of B
+        bt = matrix_parts(B.mT, name="B")
+        av, bv = _values_for(sr, a[2], bt[2])
+        crow, col, values = _dispatch.call("semiring_mxm_dot", "csr", xp, a[0], a[1], av, bt[0], bt[1], bv,
+                                           int(A.shape[1]), shape[1], sr.name, m, structural, None,
+                                           work=int(a[1].shape[0]) + int(bt[1].shape[0]))
+        return csr_result(xp, crow, col, values, shape)
+    b = matrix_parts(B, name="B") if isinstance(B, SparseArray) else dense_matrix_parts(xp, B)
     av, bv = _values_for(sr, a[2], b[2])
     work = int(a[1].shape[0]) + int(b[1].shape[0])
     crow, col, values = _dispatch.call("semiring_mxm", "csr", xp, a[0], a[1], av, b[0], b[1], bv, shape[1], sr.name, m,

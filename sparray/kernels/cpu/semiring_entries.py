@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from . import semiring as _k
 
-__all__ = ["semiring_mxv", "semiring_vxm", "semiring_mxm", "graph_reduce", "graph_select", "graph_apply_index"]
+__all__ = ["semiring_mxv", "semiring_vxm", "semiring_mxm", "semiring_mxm_dot", "graph_reduce", "graph_select", "graph_apply_index"]
 
 
 def semiring_mxv(crow, col, values, x, x_present, semiring, mask, mask_values, complement, structural, ncols, dtype):
@@ -30,6 +30,12 @@ def semiring_vxm(crow, col, values, ncols, x, x_present, semiring, mask, mask_va
 def semiring_mxm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols, semiring, mask, complement, structural, dtype):
     return _k.mxm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols, semiring, mask, complement, structural,
                   dtype=dtype)
+
+
+def semiring_mxm_dot(a_crow, a_col, a_values, bt_crow, bt_col, bt_values, inner, ncols, semiring, mask, structural,
+                     dtype):
+    return _k.mxm(a_crow, a_col, a_values, bt_crow, bt_col, bt_values, ncols, semiring, mask, False, structural,
+                  b_transposed=True, a_ncols=inner, dtype=dtype)
 
 
 def graph_reduce(crow, col, values, monoid, axis, ncols, dtype):
