@@ -10,7 +10,7 @@ the result's fill is undefined: a position neither operand stores has no element
 >>> B = sparray.asarray(sparray.asarray(np.array([[0.0, 5.0, 7.0]])), fill_value=U)
 >>> ewise_add(A, B).to_dense(fill_value=0).tolist(), ewise_mult(A, B).nse
 ([[1.0, 5.0, 9.0]], 1)
->>> ewise_union(A, B, "minus", 0.0, 0.0).to_dense(fill_value=np.nan).tolist()   # 7 - missing is -7 here
+>>> ewise_union(A, B, "minus", 0.0, 0.0).to_dense(fill_value=np.nan).tolist()   # missing - 5 is 0 - 5 here
 [[1.0, -5.0, -5.0]]
 """
 
