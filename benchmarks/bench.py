@@ -12,6 +12,7 @@
     python benchmarks/bench.py --together      # the same libraries in one process, their calls interleaved
     python benchmarks/bench.py --busy          # the peers table with another process spinning on one core
     python benchmarks/bench.py --semi          # 2:4 products beside dense NumPy and CSR, 4096 and 8192 (semi.py)
+    python benchmarks/bench.py --graph         # sparray.graph beside SuiteSparse:GraphBLAS on R-MAT and grid graphs (bench_graph.py)
 
 Each cell is the median of ``--repeat`` timed calls on prepared inputs, after
 one untimed warm-up call (which also JIT-compiles). The libraries' timed calls
@@ -1168,6 +1169,10 @@ def main(argv=None) -> int:
         import semi
 
         return semi.main([a for a in argv if a != "--semi"])
+    if "--graph" in argv:  # sparray.graph's semiring products, reduce, select beside GraphBLAS (bench_graph.py)
+        import bench_graph
+
+        return bench_graph.main([a for a in argv if a != "--graph"])
     if any(a in ("--peers", "--together", "--busy") for a in argv):  # beside MKL, GraphBLAS, torch (peers.py)
         import peers
 
