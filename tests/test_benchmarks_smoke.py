@@ -585,3 +585,15 @@ def test_peers_process_death_keeps_its_rows():
     _, rows = _md_rows(p.stdout, "op | sparray")
     assert [r[:2] for r in rows] == [["A @ x", "died"], ["sum(A, axis=0)", rows[1][1]]]
     assert rows[1][1].split(" [")[0].endswith("s"), rows
+
+
+def test_bench_graph_tiny():
+    """bench.py --graph on a tiny R-MAT graph: every row runs in both libraries' processes and
+    their results agree."""
+    pytest.importorskip("graphblas")
+    cmd = [sys.executable, os.path.join(BENCH_DIR, "bench.py"), "--graph", "--graphs", "rmat6", "--calls", "2",
+           "--cap", "0.05"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    rows = [ln for ln in p.stdout.splitlines() if ln.rstrip().endswith(("ok", "DIFFERS"))]
+    assert len(rows) == 10 and all(ln.rstrip().endswith("ok") for ln in rows), p.stdout
