@@ -45,7 +45,6 @@
 #define SR_BAD_B_CROW 4ull
 #define SR_BAD_B_COL 8ull
 #define SR_BAD_M_CROW 16ull
-#define SR_UNSORTED 32ull
 
 // mode bits
 #define SR_X_PRESENT 1   // the pushed / pulled vector has a presence bitmap (x_ok)
@@ -448,6 +447,7 @@ __global__ void sr_push(const void* x_crow, const void* x_col, const T* x, unsig
         T* rv = tv;
         if (tables) {
             size = toff[i + 1] - toff[i];
+            if (size == 0) continue;  // no products counted for the row: only after a flagged input
             rk = keys + (toff[i] - tbase);
             rv = tv + (toff[i] - tbase);
         } else if (!slots) {
@@ -527,23 +527,20 @@ __global__ void sr_mxm_work(const void* a_crow, const void* a_col, const void* b
 // Row i's claimed slots of [r0, r1)'s tables (one warp per row), to col/val at crow[i], sorted by
 // column: a dense table's slot order is its column order; a hash table of at most rank_slots slots
 // puts each entry at crow[i] + the number of smaller columns in it; a larger one goes in slot order
-// and is flagged (SR_UNSORTED) for the launcher's sort. W: a word of the values' size (moved only);
+// (the launcher sorts those rows after). W: a word of the values' size (moved only);
 // col int64 with SR_W_OUT in widths, else int32.
 template <class W>
 __global__ void sr_rows_out(long long r0, long long r1, const long long* toff, long long ncols, const long long* keys,
-                            const W* tv, const long long* crow, long long rank_slots, int widths, void* col, W* val,
-                            long long* stats) {
+                            const W* tv, const long long* crow, long long rank_slots, int widths, void* col, W* val) {
     long long warp = sp_thread_id() >> 5, nwarps = sp_thread_count() >> 5;
     int lane = threadIdx.x & 31;
     bool wide = widths & SR_W_OUT;
     long long tbase = toff[r0];
-    unsigned long long flags = 0;
     for (long long i = r0 + warp; i < r1; i += nwarps) {
         long long size = toff[i + 1] - toff[i], at = crow[i];
         const long long* rk = keys + (toff[i] - tbase);
         const W* rv = tv + (toff[i] - tbase);
-        bool hashed = size != ncols, by_rank = hashed && size <= rank_slots;
-        if (hashed && !by_rank && size > 0) flags |= SR_UNSORTED;
+        bool by_rank = size != ncols && size <= rank_slots;
         for (long long s0 = 0; s0 < size; s0 += 32) {
             long long s = s0 + lane;
             bool used = s < size && rk[s] >= 0;
@@ -562,7 +559,6 @@ __global__ void sr_rows_out(long long r0, long long r1, const long long* toff, l
             at += __popc(m);
         }
     }
-    sp_flag(stats, flags);
 }
 
 // ---- select and apply_index ------------------------------------------------------------------

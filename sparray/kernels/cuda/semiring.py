@@ -2,32 +2,35 @@
 ``kernels/cpu/semiring_entries.py`` (same positional arguments, results, dtypes and error messages;
 the contract is written at the top of ``_engine/graph_generic.py``).
 
-- :func:`semiring_mxv` -- ``y<mask> = A @ x``, pull: a group of lanes per row, reduced in
-  registers (``sr_mxv``); rows the mask leaves out are not read.
-- :func:`semiring_vxm` -- ``y<mask> = x @ A``, push: each present x(k) (a sparse frontier, or a
-  bitmap) scattered along row k of A with the monoid's atomic combine (``sr_vxm``); the mask is
-  checked before a product is formed.
-- :func:`semiring_mxm` -- ``C<M> = A @ B``, Gustavson by rows (``sr_mxm``, a warp per row): with a
+- :func:`semiring_mxv` -- ``y<mask> = A @ x``, pull (``sr_mxv``): a group of lanes per row, reduced
+  in registers up to the monoid's terminal value; rows the mask leaves out are not read.
+- :func:`semiring_vxm` -- ``y<mask> = x @ A``, push (``sr_push``): each present x(k) (a sparse
+  frontier in any order, or a bitmap) scattered along row k of A into y with the monoid's atomic
+  combine; the mask is checked before a product is formed.
+- :func:`semiring_mxm` -- ``C<M> = A @ B``, Gustavson (``sr_push`` over the entries of A): with a
   mask, into the mask's own slots, each row of B walked from the mask row's first column to its
-  last; without one or with its complement, into a per-row hash or dense table (``_hash.cuh``,
-  sized as spgemm sizes them, in batches when they would pass ``TABLE_BUDGET`` slots), then each row
-  written sorted (``sr_rows_out``).
-- :func:`graph_reduce` -- a monoid over rows (a pull product with x iso and ``first``), columns (a
-  push product with ``second``) or everything (rows of 1024 entries, then their partials).
+  last; without one, or with its complement (skipped before each product), into per-row hash or
+  dense tables (``_hash.cuh``) sized as spgemm sizes its own (from the operands' longest rows when
+  they are known; batched past spgemm's ``TABLE_BUDGET`` slots), then each row written sorted
+  (``sr_rows_out``).
+- :func:`graph_reduce` -- a monoid over rows (the pull with an iso x and ``first``), columns (the
+  push with ``second``) or everything (partials over runs of ``ALL_CHUNK`` entries, then one row of
+  them).
 - :func:`graph_select`, :func:`graph_apply_index` -- a keep flag or a new value per entry (a group
-  of lanes per row), the kept entries gathered after a prefix sum.
+  of lanes per row); the kept entries gathered after a prefix sum.
 
-Kernels are templated on the monoid, the index and value types (``semiring.cu`` says why the
-multiply op is a uniform op code instead); every monoid and value type the table allows is
-instantiated, so every ``<monoid>_<multiply>`` semiring runs here except ``lor``/``land`` over the
-integers that positional ops give (KernelDeclined: the generic path serves them).
+The product kernels are templated on the monoid and the value type; the multiply op and each index
+array's width (int32 or int64, no copies) are uniform launch parameters (``semiring.cu`` says why).
+Every ``<monoid>_<multiply>`` pair of ``kernels/semirings.py`` runs here on bool, int32, int64,
+float32 and float64 values, except ``lor``/``land`` over the integers that positional ops give
+(KernelDeclined: the generic path serves them).
 
-Host reads (syncs). Sizes come from shapes: vectors, reductions, ``apply_index`` read nothing back;
-``select`` and a masked product read the result's size once; an unmasked (or complemented) product
-reads it once when both operands' longest rows are known (kept as spgemm keeps them; else once more
-for the tables' size). Called by the library the inputs are proven (``_trust.py``) and the kernels'
-error flags are read only where a size is read anyway; called directly, they are read once, and a
-flag is explained with the numba kernels' own code (the first bad pointer or index).
+Host reads (syncs). Sizes come from shapes: the vector products, reductions and ``apply_index``
+read nothing back; ``select`` and a masked product read the result's size once; an unmasked or
+complemented one reads it once when both operands' longest rows are known, else once more for the
+tables' size. Called by the library the inputs are proven (``_trust.py``): the kernels' error
+flags are read only where a size is read anyway. Called directly, they are read once, and a flag is
+explained with the numba kernels' own code (their message for the first bad pointer or index).
 
 >>> import numpy as np
 >>> y, p = semiring_mxv(np.array([0, 2, 3, 3]), np.array([1, 2, 2]), np.array([1.0, 5.0, 1.0]), np.zeros(3), None,
@@ -78,7 +81,7 @@ _MUL_CODES = {
 _X_PRESENT, _MASK, _COMPLEMENT, _MASK_OK, _X_COLS, _SLOTS, _TABLES, _COUNT_ONLY = 1, 2, 4, 8, 16, 32, 64, 128
 _READ_COL = _X_COLS
 _W_XCROW, _W_XCOL, _W_BCROW, _W_BCOL, _W_MCROW, _W_MCOL, _W_OUT = 1, 2, 4, 8, 16, 32, 64
-_BAD_X_CROW, _BAD_X_COL, _BAD_B_CROW, _BAD_B_COL, _BAD_M_CROW, _UNSORTED = 1, 2, 4, 8, 16, 32
+_BAD_X_COL = 2  # (the other flags only say that something is bad: _bad_csr finds what)
 _FULL, _ISO = np.uint64(0xFFFFFFFFFFFFFFFF), np.uint64(0)
 #: hash tables of up to this many slots are sorted in the kernel (by rank), larger ones afterwards
 RANK_SLOTS = 512
@@ -536,7 +539,7 @@ def _gustavson(push, M, N, J, tsize, given):
         keys, tv = tables
         drv.launch(SOURCE, f"sr_rows_out<{_WORDS[Z.itemsize]}>", (r1 - r0) * 32,
                    (np.int64(r0), np.int64(r1), toff, np.int64(N), keys, tv.view(words), crow, np.int64(RANK_SLOTS),
-                    np.int32(_W_OUT if J == np.int64 else 0), col, val.view(words), push.stats))  # fmt: skip
+                    np.int32(_W_OUT if J == np.int64 else 0), col, val.view(words)))  # fmt: skip
     if unsorted:  # hashed rows too large to sort in the kernel: a stable sort by (row, column)
         rows = xp.searchsorted(crow, xp.arange(nnz, dtype=xp.int64), side="right") - 1
         perm = stable_argsort(xp, col)
