@@ -77,6 +77,13 @@ KERNELS = [
     ("all_finite",         "dense", "cupy", "sparray.kernels.cuda.finite:all_finite"),
     ("unused_minor",         "csr", "cupy", "sparray.kernels.cuda.occupancy:unused_minor"),
     ("unread_nan",           "csr", "cupy", "sparray.kernels.cuda.spmm:csr_unread_nan"),
+    # graph semirings (kernels/cuda/semiring.cu)
+    ("semiring_mxv",         "csr", "cupy", "sparray.kernels.cuda.semiring:semiring_mxv"),
+    ("semiring_vxm",         "csr", "cupy", "sparray.kernels.cuda.semiring:semiring_vxm"),
+    ("semiring_mxm",         "csr", "cupy", "sparray.kernels.cuda.semiring:semiring_mxm"),
+    ("graph_reduce",         "csr", "cupy", "sparray.kernels.cuda.semiring:graph_reduce"),
+    ("graph_select",         "csr", "cupy", "sparray.kernels.cuda.semiring:graph_select"),
+    ("graph_apply_index",    "csr", "cupy", "sparray.kernels.cuda.semiring:graph_apply_index"),
     # 2:4 semi-structured (kernels/cuda/semi_structured.cu)
     ("semi_matmul_dense",    "2:4", "cupy", "sparray.kernels.cuda.semi_structured:semi_matmul_dense"),
     ("dense_matmul_semi",    "2:4", "cupy", "sparray.kernels.cuda.semi_structured:dense_matmul_semi"),

@@ -15,15 +15,11 @@
 // Tables are in global memory (keys int64, values sp_acc<T>), one region per row at toff[i] - tbase.
 #include "_atomic.cuh"
 #include "_checks.cuh"
+#include "_hash.cuh"
 
 #define SPGEMM_BAD_A_CROW 1ull
 #define SPGEMM_BAD_A_COL 2ull
 #define SPGEMM_UNSORTED 16ull
-
-// The smallest power of two >= v (v >= 1).
-__device__ inline long long sp_pow2_at_least(long long v) {
-    return v <= 1 ? 1 : 1ll << (64 - __clzll(v - 1));
-}
 
 // work[i] = the products of row i; tsize[i] = its table size (0 for no product). A's pointers must
 // lie in [a0, aN] and not be reversed, A's columns in [0, K) (B's pointers were checked before this
@@ -48,15 +44,6 @@ __global__ void spgemm_work(const I* a_crow, const I* a_col, const I* b_crow, lo
         tsize[i] = size >= ncols ? ncols : size;
     }
     sp_flag(stats, flags);
-}
-
-// The slot of column j in a table of `size` slots: the column itself in a dense table (size ==
-// ncols), else a multiplicative hash (Fibonacci hashing: the top bits of j * 2^64 / phi).
-__device__ inline long long sp_home(long long j, long long size, long long ncols) {
-    if (size == ncols) return j;
-    unsigned long long h = (unsigned long long)j * 0x9E3779B97F4A7C15ull;
-    int bits = 63 - __clzll(size);  // size is a power of two
-    return bits == 0 ? 0 : (long long)(h >> (64 - bits));
 }
 
 // Inserts the products of rows [r0, r1) (one warp per row, its lanes over the entries of each B row
