@@ -374,7 +374,7 @@ def _check(X, want, monoid):
 #: the host reads one call makes with CSR operands on the simulated device (after a first call): an
 #: unmasked product and the ones with a mask read the result's size, a vector or a reduction's result
 #: its entries (sparray.graph's vector_result, _scalar), select the result's size; apply none
-SYNCS = {"mxm": 1, "masked": 1, "complement": 1, "valued": 1, "mxv": 1, "vxm": 1, "reduce": 1, "select": 1, "apply": 0}
+SYNCS = {"mxm": 1, "masked": 1, "masked_bt": 1, "complement": 1, "valued": 1, "mxv": 1, "vxm": 1, "reduce": 1, "select": 1, "apply": 0}
 
 
 #: every semiring on CSR operands (their syncs counted), two of them on the other layouts, with fills
@@ -390,6 +390,7 @@ def test_public_graph_functions_on_the_simulated_device(sr, dtype, layout, fill)
     Ag, Bg, Mg = (ref.rand_graph(rng, m, n, 0.35, dtype) for m, n in ((9, 7), (7, 8), (9, 8)))
     A, B = (_sparse(G, layout, fill, dtype).to_device("simulated") for G in (Ag, Bg))
     Mk = _sparse(Mg, "csr", U, dtype).to_device("simulated")
+    Bt = _sparse(Bg, "coo", fill, dtype).mT.to_layout("csr").to_device("simulated")
     Z = ref.compute_dtype(sr, dtype, dtype)
     valued = Mg.S & (Mg.V != 0)
     x_present, x = ref.rand_bitmap(rng, 7, dtype, full=True)
@@ -400,6 +401,8 @@ def test_public_graph_functions_on_the_simulated_device(sr, dtype, layout, fill)
         "masked": (lambda: sp.graph.matmul(A, B, sr, mask=Mk), ref.ref_mxm(Ag, Bg, sr, Z, Mg.S, False)),
         "complement": (lambda: sp.graph.matmul(A, B, sr, mask=Mk, complement=True), ref.ref_mxm(Ag, Bg, sr, Z, Mg.S, True)),
         "valued": (lambda: sp.graph.matmul(A, B, sr, mask=Mk, structural=False), ref.ref_mxm(Ag, Bg, sr, Z, valued, False)),
+        # B held as the transpose of a CSR (a CSC view), under a mask: semiring_mxm_dot
+        "masked_bt": (lambda: sp.graph.matmul(A, Bt.mT, sr, mask=Mk), ref.ref_mxm(Ag, Bg, sr, Z, Mg.S, False)),
         "mxv": (lambda: sp.graph.matmul(A, to_simulated(x), sr), ref.ref_mxv(Ag, x_present, x, sr, Z, None, False)),
         "vxm": (lambda: sp.graph.matmul(frontier, A, sr), ref.ref_mxv(Ag.T(), f_present, f_values, sr, Z, None, False, vxm=True)),
     }  # fmt: skip

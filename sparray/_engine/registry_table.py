@@ -81,6 +81,7 @@ KERNELS = [
     ("semiring_mxv",         "csr", "cupy", "sparray.kernels.cuda.semiring:semiring_mxv"),
     ("semiring_vxm",         "csr", "cupy", "sparray.kernels.cuda.semiring:semiring_vxm"),
     ("semiring_mxm",         "csr", "cupy", "sparray.kernels.cuda.semiring:semiring_mxm"),
+    ("semiring_mxm_dot",     "csr", "cupy", "sparray.kernels.cuda.semiring:semiring_mxm_dot"),
     ("graph_reduce",         "csr", "cupy", "sparray.kernels.cuda.semiring:graph_reduce"),
     ("graph_select",         "csr", "cupy", "sparray.kernels.cuda.semiring:graph_select"),
     ("graph_apply_index",    "csr", "cupy", "sparray.kernels.cuda.semiring:graph_apply_index"),

@@ -53,7 +53,7 @@ from ._trust import inputs_proven
 from .spgemm import _batches, _pool_slots
 from .spmm import remember_longest_row
 
-__all__ = ["semiring_mxv", "semiring_vxm", "semiring_mxm", "graph_reduce", "graph_select", "graph_apply_index"]
+__all__ = ["semiring_mxv", "semiring_vxm", "semiring_mxm", "semiring_mxm_dot", "graph_reduce", "graph_select", "graph_apply_index"]
 
 SOURCE = "semiring.cu"
 
@@ -470,6 +470,22 @@ def semiring_mxm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols, semiri
         masks = [] if parts is None else [(parts[0], parts[1], N, "m_")]
         _bad_csr(who, (a_crow, a_col, K, "a_", "rows of B"), (b_crow, b_col, N, "b_"), *masks)
     return out
+
+
+def semiring_mxm_dot(a_crow, a_col, a_values, bt_crow, bt_col, bt_values, inner, ncols, semiring, mask, structural,
+                     dtype):
+    """``C<mask> = A @ B`` from B.T's CSR: B's CSR by the device transpose (``transpose_compressed``),
+    then the masked product of :func:`semiring_mxm` (no dot-product kernel on the device yet)."""
+    from . import compress
+
+    xp = driver_for(bt_crow, bt_col).xp
+    nnz = int(bt_col.shape[0])
+    vals = bt_values if bt_values is not None else xp.zeros((nnz,), dtype=xp.bool_)
+    b_crow, b_col, b_values = compress.transpose_compressed(bt_crow, bt_col, vals[:, None], 1, int(ncols), int(inner),
+                                                            bt_col.dtype)
+    b_values = None if bt_values is None else b_values[:, 0]
+    return semiring_mxm(a_crow, a_col, a_values, b_crow, b_col, b_values, ncols, semiring, mask, False, structural,
+                        dtype)
 
 
 def _masked(push, M, J):
