@@ -87,7 +87,13 @@ def _int_div(xp, a, b, dtype):
 
 def _multiply(xp, mul, a, b, i, k, j, dtype):
     """The products ``a * b`` (per entry pair) of the multiply op in ``dtype``; ``i, k, j`` the
-    pairs' indices (positional ops)."""
+    pairs' indices (positional ops). Silent on NumPy data as the kernels are (``inf * 0`` is nan,
+    ``x / 0`` inf: GraphBLAS's values, no RuntimeWarning)."""
+    with np.errstate(all="ignore"):
+        return _products(xp, mul, a, b, i, k, j, dtype)
+
+
+def _products(xp, mul, a, b, i, k, j, dtype):
     if mul.positional:
         idx = {"firsti": i, "firstj": k, "secondi": k, "secondj": j}[mul.name.rstrip("1")]
         out = xp.astype(idx, _dt(xp, dtype))
