@@ -271,8 +271,14 @@ def to_layout(A, layout, *, blocksize=None, dense_ndim=None):
 
     ``blocksize`` is required for "bsr"/"bsc" unless ``A`` is already blocked (its blocksize is
     kept). ``dense_ndim`` moves trailing sparse dims into the dense part (or back); for the
-    compressed layouts the dims before the last two non-dense dims are batch dims.
+    compressed layouts the dims before the last two non-dense dims are batch dims. An iso array
+    stays iso where the conversion only moves its stored elements (``sparray._layout.iso``).
     """
+    from .iso import to_layout_iso
+
+    iso = to_layout_iso(A, layout, blocksize, dense_ndim, to_layout)
+    if iso is not None:
+        return iso
     if not A.fill_is_defined:
         return _to_layout_undefined(A, layout, blocksize, dense_ndim)
     if layout == "2:4":
