@@ -207,6 +207,6 @@ def _check_symmetric(who, B, rows, cols):
     if not np.all(same):
         k = int(np.flatnonzero(both)[np.flatnonzero(~same)[0]])
         i, j = rows[k], cols[k]
-        raise ValueError(f"{who}: directed=False needs a symmetric matrix, but A[{i}, {j}] = {values[k]!r} and "
-                         f"A[{j}, {i}] = {values[pos[k]]!r}; symmetrise first (sparray.graph.ewise_add(A, A.mT, "
+        raise ValueError(f"{who}: directed=False needs a symmetric matrix, but A[{i}, {j}] = {values[k].item()!r} and "
+                         f"A[{j}, {i}] = {values[pos[k]].item()!r}; symmetrise first (sparray.graph.ewise_add(A, A.mT, "
                          "'max')) or pass directed=True")
