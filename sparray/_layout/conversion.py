@@ -134,10 +134,17 @@ def cuda_device_id(device):
 def move_components(xp, device, arrays):
     """``arrays`` moved to ``device``: "cpu" (NumPy), "cuda" (CuPy, current device), "cuda:N" or a
     ``cupy.cuda.Device`` (CuPy on device N); returns (new xp, arrays). Arrays already there are
-    not copied; CuPy arrays on another GPU are copied device to device."""
+    not copied; CuPy arrays on another GPU are copied device to device. Iso values (one element
+    broadcast, ``sparray._core.iso``) move as their one element and stay iso."""
     import array_api_compat
 
+    from .._core.iso import iso_element, iso_values
     from .._core.namespace import _is_simulated_device, to_numpy
+
+    isos = [iso_element(a) for a in arrays]
+    if any(e is not None for e in isos):
+        xp, moved = move_components(xp, device, [a if e is None else e for a, e in zip(arrays, isos)])
+        return xp, [m if e is None else iso_values(xp, m, tuple(a.shape)) for a, m, e in zip(arrays, moved, isos)]
 
     simulated_now = getattr(xp, "_sparray_simulated", False)
     if _is_simulated_device(device):
