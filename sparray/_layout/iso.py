@@ -38,6 +38,8 @@ def to_layout_iso(A, layout, blocksize, dense_ndim, convert):
     one = iso_element(A._values)
     if one is None or layout == "2:4" or A.layout == "2:4" or (A.layout == "coo" and not A._coalesced):
         return None
+    if dense_ndim not in (None, A.dense_ndim) and A.fill_is_defined and A._fill.ndim:
+        return None  # a fill shaped like the dense part is reshaped by the ordinary conversion
     xp = A._xp
     ones = xp.ones(tuple(A._values.shape), dtype=xp.int8, device=A.device)  # not iso itself: no recursion
     stand = A._replace_values(ones, xp.zeros((), dtype=xp.int8, device=A.device))  # the pattern: a byte an element

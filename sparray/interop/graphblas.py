@@ -27,12 +27,13 @@ The reading, decided once:
 - **Devices**: GraphBLAS runs on the host; an array on a GPU (or the simulated device) is
   refused with the fix (``A.to_device("cpu")``).
 
-**Copies**, measured (1e7 entries, float64, int64 indices, this machine: see the docstrings):
+**Copies**, measured (1e7 entries, float64, int64 indices, on a shared 2-core machine):
 GraphBLAS must own the memory it holds (it frees it), so ``to_graphblas`` copies each buffer once
-(int64 indices are taken as GraphBLAS's uint64 in that copy, int32 ones widened in it), at memcpy
-speed. ``from_graphblas(M)`` is one copy made inside GraphBLAS (``M`` is kept);
-``from_graphblas(M, unpack=True)`` is zero copy: M's buffers become the result's (its uint64
-indices read as int64 in place) and M is left empty (python-graphblas's ``M.ss.unpack``).
+(int64 indices are taken as GraphBLAS's uint64 in that copy, int32 ones widened in it): 0.03 s,
+about a memcpy of the three buffers. ``from_graphblas(M)`` is one copy made inside GraphBLAS
+(``M`` is kept): 0.08 s. ``from_graphblas(M, unpack=True)`` is zero copy, 0.2 ms whatever the
+size: M's buffers become the result's (its uint64 indices read as int64 in place) and M is left
+empty (python-graphblas's ``M.ss.unpack``).
 
 >>> import numpy as np, sparray
 >>> from sparray.interop.graphblas import from_graphblas, to_graphblas
@@ -152,7 +153,7 @@ def from_graphblas(M, *, fill_value=undefined, layout=None, unpack=False):
     iso array (``sparray.graph.is_iso``: its one value broadcast, ``nbytes`` counting it once).
 
     ``unpack``: False (default) keeps M: GraphBLAS copies its buffers once (in C, measured at
-    1e7 entries: about 0.03 s here) and hands the copy over. True is zero copy: M's own buffers
+    1e7 entries: about 0.08 s here) and hands the copy over. True is zero copy: M's own buffers
     become A's and M is left empty (its entries gone, shape and dtype kept: python-graphblas's
     ``M.ss.unpack``). Either way a hypersparse, bitmap or full M, or a ``layout`` against its
     orientation, is converted by GraphBLAS first.
