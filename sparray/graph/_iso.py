@@ -34,7 +34,13 @@ def is_iso(A) -> bool:
     """Whether every stored element of the sparse array ``A`` is one value kept once (an iso array,
     as :func:`structure` makes and ``from_graphblas`` gives for GraphBLAS's iso matrices). An array
     with fewer than two stored elements is never iso (there is nothing to share). Equal values
-    stored one by one are not iso either: iso is how the values are kept, not what they are."""
+    stored one by one are not iso either: iso is how the values are kept, not what they are.
+
+    >>> import numpy as np, sparray
+    >>> A = sparray.asarray(np.array([[1.0, 0.0], [1.0, 1.0]]), layout="csr")
+    >>> is_iso(A), is_iso(structure(A)), is_iso(structure(A) * 2)       # computed values are ordinary
+    (False, True, False)
+    """
     if not isinstance(A, SparseArray):
         raise TypeError(f"sparray.graph.is_iso: expected a sparse array; got {type(A).__name__}")
     return is_iso_array(A)
@@ -50,6 +56,12 @@ def structure(A, value=True, *, dtype=None):
     A's values and fill are not read. GraphBLAS's ``A.S`` / ``apply(one)`` made lasting.
 
     Raises TypeError for a non-sparse ``A`` or a ``value`` that is not a scalar.
+
+    >>> import numpy as np, sparray
+    >>> A = sparray.asarray(np.array([[0.0, 5.0], [7.0, 0.0]]), layout="coo")
+    >>> S = structure(A, 1.0)
+    >>> S.layout, S.dtype, S.to_dense(fill_value=0.0).tolist()
+    ('coo', dtype('float64'), [[0.0, 1.0], [1.0, 0.0]])
     """
     if not isinstance(A, SparseArray):
         raise TypeError(f"sparray.graph.structure: expected a sparse array; got {type(A).__name__}")
