@@ -85,8 +85,10 @@ class SparseArray(scipy_protocol.ScipyNames):
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the components and the fill value."""
-        total = sum(math.prod(c.shape) * _itemsize(c.dtype) for c in self._components().values())
+        """Bytes held by the components and the fill value (iso values, one element broadcast, count once)."""
+        from .._core.iso import held_elements
+
+        total = sum(held_elements(c) * _itemsize(c.dtype) for c in self._components().values())
         return total + math.prod(self._fill.shape) * _itemsize(self._fill.dtype)
 
     @property
@@ -134,7 +136,7 @@ class SparseArray(scipy_protocol.ScipyNames):
 
     def to_layout(self, layout, *, blocksize=None, dense_ndim=None):
         """This array in ``layout`` ("coo", "csr", "csc", "bsr", "bsc"); see ``sparray._layout.conversion.to_layout``."""
-        if blocksize is None and dense_ndim is None:
+        if blocksize is None and dense_ndim is None and not _iso(self):  # an iso array keeps its one value
             lean = forward.lean_to_layout(self, layout)  # 2-D NumPy CSR <-> CSC, COO -> CSR: straight to the kernel
             if lean is not None:
                 return lean
@@ -279,6 +281,13 @@ class SparseArray(scipy_protocol.ScipyNames):
         from .implicit import holds_dense
 
         return None if holds_dense(self) else forward.repr_html(self)
+
+
+def _iso(A) -> bool:
+    """A quick look at whether A's values may be iso (``sparray._core.iso``): a zero leading stride."""
+    v = A._values
+    strides = getattr(v, "strides", None)
+    return bool(strides) and strides[0] == 0 and v.shape[0] > 1
 
 
 def _itemsize(dtype) -> int:

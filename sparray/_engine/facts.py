@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from .._core.iso import iso_element
 from ..kernels._kept import KeptPerArray
 from . import dispatch as _dispatch
 
@@ -28,6 +29,9 @@ def all_finite(xp, x) -> bool:
     NumPy data, one sum elsewhere)."""
     if not xp.isdtype(x.dtype, ("real floating", "complex floating")):
         return True
+    one = iso_element(x)  # iso values (sparray/_core/iso.py): their one element says it
+    if one is not None:
+        x = one
     size = math.prod(x.shape)
     if size == 0:
         return True

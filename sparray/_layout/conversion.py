@@ -134,10 +134,17 @@ def cuda_device_id(device):
 def move_components(xp, device, arrays):
     """``arrays`` moved to ``device``: "cpu" (NumPy), "cuda" (CuPy, current device), "cuda:N" or a
     ``cupy.cuda.Device`` (CuPy on device N); returns (new xp, arrays). Arrays already there are
-    not copied; CuPy arrays on another GPU are copied device to device."""
+    not copied; CuPy arrays on another GPU are copied device to device. Iso values (one element
+    broadcast, ``sparray._core.iso``) move as their one element and stay iso."""
     import array_api_compat
 
+    from .._core.iso import iso_element, iso_values
     from .._core.namespace import _is_simulated_device, to_numpy
+
+    isos = [iso_element(a) for a in arrays]
+    if any(e is not None for e in isos):
+        xp, moved = move_components(xp, device, [a if e is None else e for a, e in zip(arrays, isos)])
+        return xp, [m if e is None else iso_values(xp, m, tuple(a.shape)) for a, m, e in zip(arrays, moved, isos)]
 
     simulated_now = getattr(xp, "_sparray_simulated", False)
     if _is_simulated_device(device):
@@ -271,8 +278,14 @@ def to_layout(A, layout, *, blocksize=None, dense_ndim=None):
 
     ``blocksize`` is required for "bsr"/"bsc" unless ``A`` is already blocked (its blocksize is
     kept). ``dense_ndim`` moves trailing sparse dims into the dense part (or back); for the
-    compressed layouts the dims before the last two non-dense dims are batch dims.
+    compressed layouts the dims before the last two non-dense dims are batch dims. An iso array
+    stays iso where the conversion only moves its stored elements (``sparray._layout.iso``).
     """
+    from .iso import to_layout_iso
+
+    iso = to_layout_iso(A, layout, blocksize, dense_ndim, to_layout)
+    if iso is not None:
+        return iso
     if not A.fill_is_defined:
         return _to_layout_undefined(A, layout, blocksize, dense_ndim)
     if layout == "2:4":

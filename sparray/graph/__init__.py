@@ -9,7 +9,10 @@ result's fill is undefined. Names follow python-graphblas's:
 - :func:`reduce` (monoids), :func:`select` (positional and value rules), :func:`apply` (index,
   unary and bound binary ops);
 - :func:`ewise_add` (union), :func:`ewise_mult` (intersection), :func:`ewise_union` (union with
-  defaults).
+  defaults);
+- :func:`structure` and :func:`is_iso`: iso-valued arrays (one value kept for every entry);
+- exchange: :func:`to_graphblas` / :func:`from_graphblas` (python-graphblas's Matrix and Vector),
+  :func:`to_networkx` / :func:`from_networkx` (weights kept); each imports its library on first use.
 
 Semirings are ``"<monoid>_<multiply>"`` (``SEMIRINGS`` lists the common ones), monoids
 ``MONOIDS``; ``sparray.kernels.semirings`` defines them.
@@ -23,11 +26,15 @@ Semirings are ``"<monoid>_<multiply>"`` (``SEMIRINGS`` lists the common ones), m
 from __future__ import annotations
 
 from ..kernels.semirings import MONOIDS, MULTIPLIES, SEMIRINGS
+from ..interop.graphblas import from_graphblas, to_graphblas
+from ..interop.networkx import from_networkx, to_networkx
 from ._ewise import ewise_add, ewise_mult, ewise_union
+from ._iso import is_iso, structure
 from ._operators import BINARY_NAMES
 from ._products import matmul
 from ._reduce import reduce
 from ._select import UNARY_NAMES, apply, select
 
 __all__ = ["matmul", "reduce", "select", "apply", "ewise_add", "ewise_mult", "ewise_union", "SEMIRINGS", "MONOIDS",
-           "MULTIPLIES", "BINARY_NAMES", "UNARY_NAMES"]
+           "MULTIPLIES", "BINARY_NAMES", "UNARY_NAMES", "is_iso", "structure", "from_graphblas", "to_graphblas",
+           "from_networkx", "to_networkx"]

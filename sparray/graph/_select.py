@@ -13,6 +13,7 @@ entries by a mask that ``matmul``'s ``out=`` writes with.
 from __future__ import annotations
 
 from .._array.base import SparseArray
+from .._core.iso import iso_element, iso_values
 from .._engine import dispatch as _dispatch
 from ..kernels import semirings as T
 from ._operators import BINARY_NAMES, binary
@@ -28,7 +29,7 @@ def select(A, rule, thunk=None):
     """The entries of the matrix A that ``rule`` keeps (GraphBLAS's select): positional ``tril``
     (j <= i + thunk), ``triu``, ``diag``, ``offdiag``, ``rowle`` (i <= thunk), ``rowgt``,
     ``colle``, ``colgt``; by value ``lt``, ``le``, ``gt``, ``ge``, ``eq``, ``ne`` against ``thunk``
-    (cast to A's dtype). A CSR with an undefined fill."""
+    (cast to A's dtype). A CSR with an undefined fill; iso when A is (``sparray.graph.is_iso``)."""
     if rule not in T.SELECT_RULES:
         raise ValueError(f"sparray.graph.select: unknown rule {rule!r}; expected one of {', '.join(T.SELECT_RULES)}")
     if rule not in T.POSITIONAL_RULES and thunk is None:
@@ -36,6 +37,9 @@ def select(A, rule, thunk=None):
     crow, col, values = matrix_parts(A, "select")
     xp = A._xp
     out = _dispatch.call("graph_select", "csr", xp, crow, col, values, rule, thunk, work=int(col.shape[0]))
+    one = iso_element(values)
+    if one is not None:  # an iso A keeps its one value (whichever backend ran)
+        out = (out[0], out[1], iso_values(xp, one, (int(out[1].shape[0]),)))
     return csr_result(xp, *out, A.shape)
 
 

@@ -1,8 +1,10 @@
-"""Exchange with other libraries: ``sparray.interop.torch``, ``sparray.interop.scipy`` and
-``sparray.interop.dask`` (sparray arrays as Dask array chunks).
+"""Exchange with other libraries: ``sparray.interop.torch``, ``sparray.interop.scipy``,
+``sparray.interop.dask`` (sparray arrays as Dask array chunks), ``sparray.interop.graphblas`` and
+``sparray.interop.networkx`` (graphs; also in ``sparray.graph``).
 
 Each submodule is imported on first attribute access (``sparray.interop.torch.to_torch(A)``
-works after a plain ``import sparray``), so importing sparray imports neither torch, scipy nor dask.
+works after a plain ``import sparray``), so importing sparray imports neither torch, scipy, dask,
+python-graphblas nor networkx.
 
 >>> import sparray
 >>> A = sparray.CSR([0, 1, 2], [1, 0], [5.0, 7.0], shape=(2, 2))
@@ -12,7 +14,7 @@ works after a plain ``import sparray``), so importing sparray imports neither to
 
 import importlib
 
-__all__ = ["dask", "scipy", "torch"]
+__all__ = ["dask", "graphblas", "networkx", "scipy", "torch"]
 
 
 def __getattr__(name):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.namespace import to_numpy
+from ._fill import explicit_fill
 
 __all__ = ["from_scipy", "to_scipy"]
 
@@ -91,12 +92,31 @@ def _host(x):
     return to_numpy(x)
 
 
-def to_scipy(A, format=None):
+def _host_values(A):
+    """A's values on the host, an iso array's written out (scipy may write into ``data``)."""
+    from .._core.iso import iso_element
+
+    v = _host(A.values)
+    return np.ascontiguousarray(v) if iso_element(v) is not None else v
+
+
+def to_scipy(A, format=None, *, fill_value=None):
     """``A`` as a scipy.sparse array; ``format`` is "coo", "csr", "csc" or "bsr" (default: the layout's own;
     for a 2:4 array its hub's, "csr", or "csc" when transposed).
 
     Needs a zero fill value and no dense (hybrid) dims; arrays of more than 2 dims (n-d COO,
     batched CSR/CSC/BSR/BSC) become an n-d ``coo_array``.
+
+    ``fill_value``: the value the unspecified elements of an array with an undefined fill
+    (``sparray.undefined``) take in the result, said explicitly: scipy's implicit one, 0 (the
+    stored entries, explicit zeros among them, are kept as they are). For an array with a
+    defined fill it may only repeat that fill. An iso array (``sparray.graph.is_iso``) gets its
+    values written out: scipy keeps one value per entry (that copy is the only one).
+
+    >>> import numpy as np, sparray
+    >>> G = sparray.asarray(sparray.asarray(np.eye(2)), fill_value=sparray.undefined)
+    >>> to_scipy(G, fill_value=0).toarray().tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
     """
     import scipy.sparse as sp
 
@@ -107,8 +127,9 @@ def to_scipy(A, format=None):
         raise TypeError(f"to_scipy: expected a sparray SparseArray; got {type(A).__module__}.{type(A).__name__}")
     if A.layout == "2:4":  # scipy has no 2:4 format: the CSR (transposed: CSC) of the same pattern
         A = A.as_hub()
+    A = explicit_fill(A, fill_value, "to_scipy")
     if not A.fill_is_defined:
-        raise ValueError("to_scipy: this array's fill is undefined (sparray.undefined) and scipy.sparse has none: its unspecified elements would read as 0; give them a value first (sparray.asarray(A, fill_value=0.0)) to say so")
+        raise ValueError("to_scipy: this array's fill is undefined (sparray.undefined) and scipy.sparse has none: its unspecified elements would read as 0; say so with to_scipy(A, fill_value=0) (or sparray.asarray(A, fill_value=0.0))")
     if not fill_is_zero(A._xp, A.fill_value):
         raise ValueError(
             "to_scipy: scipy.sparse has no fill value and this array's fill is non-zero; "
@@ -135,18 +156,18 @@ def to_scipy(A, format=None):
         out = _coo_array(sp, B)
         return out if fmt == "coo" else out.tobsr()
     if fmt == "bsr":  # A is BSR: share the buffers
-        return sp.bsr_array((_host(A.values), _host(A.col_indices), _host(A.crow_indices)), shape=A.shape, copy=False)
+        return sp.bsr_array((_host_values(A), _host(A.col_indices), _host(A.crow_indices)), shape=A.shape, copy=False)
     want = "csr" if fmt == "csr" else "csc"
     B = A if A.layout == want else A.to_layout(want)
     cls = sp.csr_array if want == "csr" else sp.csc_array
-    out = cls((_host(B.values), _host(B.plain_indices), _host(B.compressed_indices)), shape=B.shape, copy=False)
+    out = cls((_host_values(B), _host(B.plain_indices), _host(B.compressed_indices)), shape=B.shape, copy=False)
     out.has_sorted_indices = True  # sparray's compressed layouts are canonical by invariant
     return out
 
 
 def _coo_array(sp, B):
     coords = tuple(_host(B.indices[d]) for d in range(B.sparse_ndim))
-    out = sp.coo_array((_host(B.values), coords), shape=B.shape)
+    out = sp.coo_array((_host_values(B), coords), shape=B.shape)
     if B.is_coalesced:
         out.has_canonical_format = True
     return out

@@ -52,7 +52,9 @@ from .._array.compressed import CSC, CSR
 from .._array.coo import COO
 from .._core.dtypes import DTYPE_NAMES, EXTRA_DTYPE_NAMES, dtype_name
 from .._core.fill import fill_is_zero
+from .._core.iso import iso_element
 from . import _torch_semi
+from ._fill import explicit_fill
 
 __all__ = ["from_torch", "to_torch"]
 
@@ -69,7 +71,7 @@ _FROM_TORCH_LAYOUT = {getattr(torch, name): layout for layout, (name, _) in _LAY
 
 
 # --- sparray -> torch -----------------------------------------------------------------------------
-def to_torch(A, *, dtype=None, backend=None):
+def to_torch(A, *, dtype=None, backend=None, fill_value=None):
     """``A`` as a torch sparse tensor of the same layout, sharing its components' memory.
 
     Invariants of the result ``t``: ``t.layout`` is ``A``'s layout (``torch.sparse_coo``,
@@ -86,6 +88,12 @@ def to_torch(A, *, dtype=None, backend=None):
 
     ``dtype``: the torch dtype of the result's values (a ``torch.dtype`` or its name), cast on the
     torch side (a copy), e.g. ``torch.bfloat16``, which sparray lacks. Default: ``A.dtype``.
+
+    ``fill_value``: the value the unspecified elements of an array with an undefined fill
+    (``sparray.undefined``) take, said explicitly: torch's implicit 0 (``to_torch(A, fill_value=0)``;
+    the stored entries, explicit zeros among them, stay). With a defined fill it may only repeat
+    it. An iso array (``sparray.graph.is_iso``) gets its values written out (torch keeps one value
+    per entry): that copy is the only one.
 
     **2:4 arrays.** Torch has two results for them, by device:
 
@@ -118,7 +126,10 @@ def to_torch(A, *, dtype=None, backend=None):
     """
     if not isinstance(A, SparseArray):
         raise TypeError(f"to_torch: expected a sparray.SparseArray; got {type(A).__module__}.{type(A).__name__}")
+    A = explicit_fill(A, fill_value, "to_torch")
     _check_zero_fill(A)
+    if iso_element(A._values) is not None:  # one value broadcast: torch's sparse kernels want one per entry
+        A = A._replace_values(A._xp.asarray(A._values, copy=True), A._fill)
     if A.layout == "2:4":  # sparray/interop/_torch_semi.py; on the CPU torch has none: the CSR of the kept positions
         if backend is not None or not _torch_semi.on_host(A):
             return _torch_semi.semi_structured_tensor(A, dtype=dtype, backend=backend, export=_export)
@@ -149,8 +160,8 @@ def _check_zero_fill(A) -> None:
     """ValueError unless every element of ``A.fill_value`` is 0 (torch's implicit fill)."""
     if not A.fill_is_defined:
         raise ValueError("to_torch: this array's fill is undefined (sparray.undefined) and torch sparse tensors have "
-                         "none: its unspecified elements would read as 0; give them a value first "
-                         "(sparray.asarray(A, fill_value=0.0)) to say so")
+                         "none: its unspecified elements would read as 0; say so with to_torch(A, fill_value=0) "
+                         "(or sparray.asarray(A, fill_value=0.0))")
     if fill_is_zero(A._xp, A.fill_value):
         return
     xp, fill = A._xp, A.fill_value

@@ -27,7 +27,9 @@ present); results come back as ``(values, present)``, values 0 where absent.
 
 Conventions. Index arrays are 1-D int32 or int64 (other integers become int64; mixed dtypes
 are used as int64). Pointers must satisfy ``0 <= crow[0] <= ... <= crow[-1] <= len(col)``.
-``values`` None means iso-valued: every stored value is 1 (True), and no values are read.
+``values`` None means iso-valued: every stored value is 1 (True), and no values are read; a
+zero-stride values array (one element broadcast, ``sparray/_core/iso.py``) is iso-valued too, its
+element read by every entry (no copy of it is made, and no other compiled kernel is needed).
 Values are bool, int32, int64, float32 or float64 (anything else: KernelDeclined); two operands
 whose values the multiply op reads must share a dtype (KernelDeclined: cast first). Rows are
 taken as sparray's CSR invariant has them, sorted with no repeated column
@@ -153,7 +155,12 @@ def _values(who, name, v, n):
             f"{who}: {name} has dtype {v.dtype}; expected one of {[d.name for d in _table.VALUE_DTYPES]} "
             "(cast first or use the generic implementation)"
         )
-    return np.ascontiguousarray(v)
+    return v if _is_iso(v) else np.ascontiguousarray(v)
+
+
+def _is_iso(v):
+    """Iso values (sparray/_core/iso.py): one element broadcast, stride 0; the kernels read it at element 0."""
+    return v is not None and v.shape[0] > 1 and v.strides[0] == 0
 
 
 def _dtype(who, sr, first, second, dtype):
@@ -168,6 +175,8 @@ def _operand(values, read, Z):
     land monoids: value != 0), or a one of Z read at element 0 when it is iso or not read."""
     if values is None or not read:
         return np.ones(1, Z), _ISO
+    if _is_iso(values):
+        return np.array(values[:1] != 0 if Z == np.bool_ else values[:1], dtype=Z), _ISO
     if values.dtype != Z:
         values = values != 0 if Z == np.bool_ else values.astype(Z)
     return values, _FULL
@@ -688,7 +697,7 @@ def reduce_cols(crow, col, values, ncols, monoid, *, dtype=None):
     values = _values(who, "values", values, col.shape[0])
     Z = _reduce_dtype(who, m, values, dtype)
     if values is not None and values.dtype != Z:  # lor/land: computed in bool
-        values = values != 0
+        values = np.broadcast_to(values[:1] != 0, values.shape) if _is_iso(values) else values != 0
     sr = _table.Semiring(f"{m.name}_second", m, _table.MULTIPLIES["second"])
     return vxm(crow, col, values, ncols, None, None, sr, dtype=Z)
 
@@ -1501,7 +1510,8 @@ def select(crow, col, values, rule, thunk=None, *, sorted_rows=True):
                 t = Z.type(thunk)
         except (TypeError, ValueError, OverflowError):
             raise ValueError(f"{who}: the thunk {thunk!r} cannot be cast to the values' dtype {Z}") from None
-    aval, am = (np.ones(1, Z), _ISO) if values is None else (values, _FULL)
+    iso = _is_iso(values)  # an iso result: the input's one element
+    aval, am = (np.ones(1, Z), _ISO) if values is None else (np.array(values[:1]), _ISO) if iso else (values, _FULL)
     _check_ends(who, crow, nse)
     ranges = positional and bool(sorted_rows)
     work = int(crow[-1]) - int(crow[0]) + M
@@ -1519,10 +1529,12 @@ def select(crow, col, values, rule, thunk=None, *, sorted_rows=True):
         out_crow[:] = cnt
         nnz = int(cnt[-1])
         out_col = np.empty(nnz, col.dtype)
-        out_val = np.empty(nnz if values is not None else 1, Z)
+        out_val = np.empty(nnz if values is not None and not iso else 1, Z)
         if nnz:
             _select_fill(crow, col, aval, am, _table.SELECT_RULES[rule], k, t, ranges, first, out_crow, out_col, out_val,
-                         values is not None, splits, threads)
+                         values is not None and not iso, splits, threads)
+    if iso:
+        return out_crow, out_col, np.broadcast_to(aval, (nnz,))
     return out_crow, out_col, (out_val if values is not None else None)
 
 
