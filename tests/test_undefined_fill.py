@@ -64,6 +64,28 @@ def test_the_fill_and_its_predicate():
         assert not Z.fill_is_defined
 
 
+@pytest.mark.parametrize("layout", ["coo", "csr", "csc", "bsr", "bsc"])
+def test_dense_input_and_creation_store_every_element(layout):
+    """A dense array has a value everywhere: with an undefined fill every element (zeros included)
+    is an entry, as GraphBLAS's from_dense without a missing value; ``empty`` is the empty graph."""
+    D = np.array([[1.0, 0.0, 0.0, -2.0], [0.0, 0.0, 3.0, 0.0]])
+    bs = (1, 2) if layout in ("bsr", "bsc") else None
+    A = sp.asarray(D, fill_value=U, layout=layout, blocksize=bs)
+    assert A.layout == layout and not A.fill_is_defined
+    check(A, D, np.ones(D.shape, bool))
+    H = sp.asarray(np.arange(12.0).reshape(3, 4), fill_value=U, sparse_ndim=1)  # hybrid: every row an entry
+    assert H.nse == 3 and H.dense_ndim == 1 and not H.fill_is_defined
+    if layout in ("coo", "csr", "csc"):
+        for make, value in ((sp.zeros, 0.0), (sp.ones, 1.0)):
+            Z = make((2, 3), fill_value=U, layout=layout)
+            assert Z.nse == 6 and not Z.fill_is_defined
+            check(Z, np.full((2, 3), value), np.ones((2, 3), bool))
+        E = sp.empty((2, 3), fill_value=U, layout=layout)
+        assert E.nse == 0 and not E.fill_is_defined and E.layout == layout
+    with pytest.raises(ValueError, match="needs a fill value for the other 2"):
+        sp.asarray(np.ones((2, 4)), fill_value=U, layout="2:4")
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_structure_only_functions_keep_entries(layout):
     rng = np.random.default_rng(1)

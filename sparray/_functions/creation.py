@@ -60,7 +60,8 @@ def _sparse_ndim(shape, sparse_ndim, who):
 
 
 def _constant(who, shape, value, dtype, device, layout, fill_value, sparse_ndim, blocksize, xp=None):
-    """Every element equals ``value``; unspecified where ``value`` equals the fill."""
+    """Every element equals ``value``; unspecified where ``value`` equals the fill (an undefined
+    fill: every element stored)."""
     from .._array.coo import COO
 
     shape = normalize_shape(shape, who)
@@ -70,7 +71,7 @@ def _constant(who, shape, value, dtype, device, layout, fill_value, sparse_ndim,
     dense_shape = shape[s:]
     fill = normalize_fill(xp, value if fill_value is None else fill_value, dt, dense_shape, who)
     val = xp.asarray(value, dtype=dt)
-    if bool(xp.all(same_value(xp, xp.broadcast_to(fill, dense_shape) if dense_shape else fill, val))):
+    if not is_undefined(fill, dense_shape) and bool(xp.all(same_value(xp, xp.broadcast_to(fill, dense_shape) if dense_shape else fill, val))):
         A = COO._from_parts(xp, xp.zeros((s, 0), dtype=xp.int32), xp.zeros((0, *dense_shape), dtype=dt), shape, fill, coalesced=True)
     else:
         A = from_dense(xp.broadcast_to(xp.asarray(val), shape), sparse_ndim=s, fill_value=fill)
@@ -90,7 +91,21 @@ def ones(shape, *, dtype=None, device=None, layout="coo", fill_value=None, spars
 
 
 def empty(shape, *, dtype=None, device=None, layout="coo", fill_value=None, sparse_ndim=None, blocksize=None):
-    """Like ``zeros``: sparray never returns uninitialised memory (nse 0, fill 0)."""
+    """Like ``zeros``: sparray never returns uninitialised memory (nse 0, fill 0). With
+    ``fill_value=sparray.undefined``: no entries at all (an empty graph, GraphBLAS's new Matrix),
+    where ``zeros`` and ``ones`` store every element."""
+    if fill_value is not None:
+        xp = namespace_for_device(device)
+        dt = resolve_dtype(xp, dtype if dtype is not None else "float64")
+        shape = normalize_shape(shape, "empty")
+        s = _sparse_ndim(shape, sparse_ndim, "empty")
+        fill = normalize_fill(xp, fill_value, dt, shape[s:], "empty")
+        if is_undefined(fill, shape[s:]):
+            from .._array.coo import COO
+
+            A = COO._from_parts(xp, xp.zeros((s, 0), dtype=xp.int32), xp.zeros((0, *shape[s:]), dtype=dt), shape, fill,
+                                coalesced=True)
+            return _finish_layout(A, layout, blocksize, "empty")
     return zeros(shape, dtype=dtype, device=device, layout=layout, fill_value=fill_value, sparse_ndim=sparse_ndim, blocksize=blocksize)
 
 

@@ -34,7 +34,7 @@ from .._engine import dispatch as _dispatch
 from .._array.blocked import BSC, BSR
 from .coalesce import flat_values
 from .._array.compressed import CSC, CSR
-from .._core.fill import normalize_fill, same_value
+from .._core.fill import is_undefined, normalize_fill, same_value
 from .._core.keys import INT32_MAX, index_dtype_for, linear_keys, unravel
 from .._core.namespace import backend_kind, namespace_of
 
@@ -370,6 +370,11 @@ def dense_to_compressed(x, layout: str, *, blocksize=None, fill_value=None, dens
     batch_shape, (rows, cols), dense_shape = shape[: s - 2], shape[s - 2 : s], shape[s:]
     nbatch, m = math.prod(batch_shape), math.prod(dense_shape)
     fill = normalize_fill(xp, fill_value, x.dtype, dense_shape, "asarray")
+    if is_undefined(fill, dense_shape):  # every element an entry: the full pattern, through COO
+        from .conversion import from_dense
+
+        full = from_dense(x, sparse_ndim=x.ndim - dense_ndim, fill_value=fill, index_dtype=index_dtype)
+        return full.to_layout(layout, blocksize=blocksize)
     nbr, nbc = rows // bh, cols // bw
     grid = xp.reshape(x, (nbatch, nbr, bh, nbc, bw, m))
     if cls._major == 0:

@@ -53,7 +53,8 @@ def _to_dense_generic(xp, indices, values, shape, fill):
 
 
 def from_dense(x, *, sparse_ndim=None, fill_value=None, index_dtype=None):
-    """COO with the elements of dense ``x`` that differ from ``fill_value`` specified."""
+    """COO with the elements of dense ``x`` that differ from ``fill_value`` specified (every
+    element, for the undefined fill: a dense array has a value everywhere)."""
     from .._array.coo import COO
 
     xp = namespace_of(x)
@@ -66,11 +67,15 @@ def from_dense(x, *, sparse_ndim=None, fill_value=None, index_dtype=None):
     sparse_shape, dense_shape = shape[:sparse_ndim], shape[sparse_ndim:]
     fill = normalize_fill(xp, fill_value, x.dtype, dense_shape, "asarray")
     npos = math.prod(sparse_shape)
-    specified = ~same_value(xp, x, fill)
-    if dense_shape:
-        specified = xp.any(xp.reshape(specified, (*sparse_shape, math.prod(dense_shape))), axis=-1)
-    keys = xp.nonzero(xp.reshape(specified, (npos,)))[0]
-    keys = xp.astype(keys, xp.int64)
+    if is_undefined(fill, dense_shape):  # no element equals an undefined fill: every position is an entry
+        import array_api_compat
+
+        keys = xp.arange(npos, dtype=xp.int64, device=array_api_compat.device(x))
+    else:
+        specified = ~same_value(xp, x, fill)
+        if dense_shape:
+            specified = xp.any(xp.reshape(specified, (*sparse_shape, math.prod(dense_shape))), axis=-1)
+        keys = xp.astype(xp.nonzero(xp.reshape(specified, (npos,)))[0], xp.int64)
     values = xp.take(xp.reshape(x, (npos, *dense_shape)), keys, axis=0)
     nse = keys.shape[0]
     _warn_signed_zeros(xp, values, fill, nse)

@@ -160,6 +160,9 @@ def from_dense(x, fill_value=None, who="asarray"):
         raise ValueError(f"{who}: layout='2:4' needs a number of columns that is a multiple of {GROUP}; got shape {shape} "
                          f"(pad the columns first: sparray.pad(x, [(0, 0), (0, {-shape[-1] % GROUP})]))")
     fill = normalize_fill(xp, fill_value, x.dtype, (), who)
+    if fill.ndim == 1 and fill.shape[0] == 0:
+        raise ValueError(f"{who}: layout='2:4' stores 2 of every 4 elements of a dense array and needs a fill value for "
+                         "the other 2; the undefined fill has none (give a fill, e.g. fill_value=0)")
     if fill.ndim:
         raise ValueError(f"{who}: layout='2:4' takes one fill value (0-d); got shape {tuple(fill.shape)}")
     values, metadata = encode(xp, x, fill, who)
