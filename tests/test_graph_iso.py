@@ -379,6 +379,17 @@ def test_on_the_simulated_device():
         np.testing.assert_allclose(C.to_device("cpu").to_dense(fill_value=0.0), want)
         assert sp.graph.is_iso(sp.graph.select(Sd, "tril")) or stored.sum() < 2
         assert sp.graph.is_iso(Sd.to_device("cpu"))
+        # the device kernels take the one element (an index mask), as the CPU kernels do
+        from sparray.kernels.cuda.simulated import counting
+
+        x, w = np.arange(float(S.shape[1])), np.arange(float(S.shape[0]))
+        for sr in ("plus_times", "min_plus"):
+            with counting() as c:
+                y = sp.graph.matmul(Sd, simulated.to_simulated(x), sr)
+                z = sp.graph.matmul(simulated.to_simulated(w), Sd, sr)
+            assert sum(src == "semiring.cu" for src, _ in c.launches) >= 2, c.launches
+            for got, want in ((y, sp.graph.matmul(T, x, sr)), (z, sp.graph.matmul(w, T, sr))):
+                np.testing.assert_allclose(got.to_device("cpu").to_dense(fill_value=-1.0), want.to_dense(fill_value=-1.0))
 
 
 def test_graphblas_iso_round_trip():

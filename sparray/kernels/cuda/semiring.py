@@ -44,6 +44,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import KernelDeclined
+from ..._core.iso import iso_element
 from .. import semirings as _table
 from ._arrays import stable_argsort
 from ._build import c_type
@@ -126,7 +127,7 @@ def _values(xp, who, name, v, n):
             f"{who}: {name} has dtype {v.dtype}; expected one of {[d.name for d in _table.VALUE_DTYPES]} "
             "(cast first or use the generic implementation)"
         )
-    return xp.ascontiguousarray(v)
+    return v if iso_element(v) is not None else xp.ascontiguousarray(v)
 
 
 def _dtype(who, sr, first, second, dtype):
@@ -162,6 +163,9 @@ def _operand(xp, values, read, Z):
     land monoids: value != 0), or a one of Z read at element 0 when it is iso or not read."""
     if values is None or not read:
         return xp.ones(1, Z), _ISO
+    one = iso_element(values)
+    if one is not None:  # iso values (sparray/_core/iso.py): their one element, read at index 0
+        return xp.ascontiguousarray(one != 0 if Z == np.bool_ else one.astype(Z)), _ISO
     if values.dtype != Z:
         values = values != 0 if Z == np.bool_ else values.astype(Z)
     return xp.ascontiguousarray(values), _FULL
@@ -613,7 +617,7 @@ def graph_select(crow, col, values, rule, thunk):
                 t = Z.type(thunk)
         except (TypeError, ValueError, OverflowError):
             raise ValueError(f"{who}: the thunk {thunk!r} cannot be cast to the values' dtype {Z}") from None
-    aval, am = (xp.ones(1, Z), _ISO) if values is None else (values, _FULL)
+    aval, am = (xp.ones(1, Z), _ISO) if values is None else _operand(xp, values, True, Z)
     keep, stats = xp.zeros(max(nse, 1), xp.bool_), _stats(xp)
     if M:
         lanes = lanes_for(nse / M)
@@ -627,7 +631,13 @@ def graph_select(crow, col, values, rule, thunk):
     idt = _out_index(crow, col)
     new_crow = xp.concatenate([xp.zeros(1, xp.int64), prefix])[crow.astype(xp.int64, copy=False)].astype(idt)
     where = xp.searchsorted(prefix, xp.arange(1, nnz + 1, dtype=xp.int64), side="left")
-    return new_crow, col[where].astype(idt, copy=False), (values[where] if values is not None else None)
+    if values is None:
+        kept = None
+    elif am == _ISO:  # iso values stay iso (the CPU kernel's select keeps them so)
+        kept = xp.broadcast_to(values[:1], (int(nnz),)) if int(nnz) > 1 else values[:int(nnz)]
+    else:
+        kept = values[where]
+    return new_crow, col[where].astype(idt, copy=False), kept
 
 
 def graph_apply_index(crow, col, values, op, thunk, dtype):
