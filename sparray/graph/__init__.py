@@ -9,7 +9,10 @@ result's fill is undefined. Names follow python-graphblas's:
 - :func:`reduce` (monoids), :func:`select` (positional and value rules), :func:`apply` (index,
   unary and bound binary ops);
 - :func:`ewise_add` (union), :func:`ewise_mult` (intersection), :func:`ewise_union` (union with
-  defaults).
+  defaults);
+- algorithms written with them: :func:`bfs`, :func:`sssp`, :func:`pagerank`,
+  :func:`connected_components`, :func:`triangle_count`, on any adjacency matrix (:func:`as_graph`
+  says which elements are edges), on every device.
 
 Semirings are ``"<monoid>_<multiply>"`` (``SEMIRINGS`` lists the common ones), monoids
 ``MONOIDS``; ``sparray.kernels.semirings`` defines them.
@@ -23,11 +26,19 @@ Semirings are ``"<monoid>_<multiply>"`` (``SEMIRINGS`` lists the common ones), m
 from __future__ import annotations
 
 from ..kernels.semirings import MONOIDS, MULTIPLIES, SEMIRINGS
+from ._adjacency import ConvergenceError, NegativeCycleError, as_graph
+from ._bfs import bfs
+from ._components import connected_components
 from ._ewise import ewise_add, ewise_mult, ewise_union
 from ._operators import BINARY_NAMES
 from ._products import matmul
+from ._pagerank import pagerank
 from ._reduce import reduce
 from ._select import UNARY_NAMES, apply, select
+from ._sssp import sssp
+from ._triangles import triangle_count
 
 __all__ = ["matmul", "reduce", "select", "apply", "ewise_add", "ewise_mult", "ewise_union", "SEMIRINGS", "MONOIDS",
-           "MULTIPLIES", "BINARY_NAMES", "UNARY_NAMES"]
+           "MULTIPLIES", "BINARY_NAMES", "UNARY_NAMES",
+           "bfs", "sssp", "pagerank", "connected_components", "triangle_count", "as_graph", "NegativeCycleError",
+           "ConvergenceError"]
