@@ -74,13 +74,14 @@ def symmetrized(G, op):
     return Graph(G.kept(f"symmetrized {op}", make))
 
 
-def _one(G, sources, want_parents, info):
+def _one(G, sources, want_parents, info, blocked=None):
+    """One search from sources[0]; ``blocked`` (a bool bitmap or None): vertices it may not enter."""
     xp, n, dev = G.xp, G.n, G.device
     s = int(sources[0])
     i64 = xp.int64
     levels = xp.full((n,), -1, dtype=i64, device=dev)
     parents = xp.full((n,), -1, dtype=i64, device=dev) if want_parents else None
-    reached = xp.zeros((n,), dtype=xp.bool, device=dev)
+    reached = xp.zeros((n,), dtype=xp.bool, device=dev) if blocked is None else xp.asarray(blocked, copy=True)
     idx = xp.asarray([s], dtype=i64, device=dev)
     levels[idx] = 0
     reached[idx] = True

@@ -9,14 +9,18 @@
   vertex itself (``f = min(f, mngf)``), shortcuts (``f = min(f, gf)``) and recomputes ``gf``;
   it stops when ``gf`` no longer changes, every tree a star rooted at its least vertex. The
   number of iterations grows like log(diameter), not like the diameter.
-- **Strong**: the colouring algorithm (Orzan 2004; Slota, Rajamanickam and Madduri, IPDPS 2014),
-  in rounds over the vertices still unassigned. A round first trims the vertices with no in-edge
-  or no out-edge among them (each its own component), then spreads the least vertex number
-  forward along edges (``min_second`` products until nothing changes: ``colour[v]`` is the least
-  vertex that reaches v), then from every root (``colour[r] == r``) walks edges backwards inside
-  its colour (``max_second`` products: the out-neighbours' largest colour equals v's exactly
-  when one of them has v's colour, as colours only fall along an edge): what a root reaches back
-  is its component. A round settles at least the component of the least remaining vertex, and
+- **Strong**: Multistep (Slota, Rajamanickam and Madduri, IPDPS 2014): trimming, then the
+  component of a hub as the intersection of a forward and a backward search from it (the BFS of
+  ``bfs``, push/pull), then the colouring algorithm (Orzan 2004) in rounds over the vertices
+  still unassigned. A round first trims the vertices with no in-edge or no out-edge among them
+  (each its own component), then spreads the least vertex number
+  forward along edges (``min`` products until nothing changes: ``colour[v]`` is the least vertex
+  that reaches v), then from every root (``colour[r] == r``) walks edges backwards inside its
+  colour (``max`` products: the out-neighbours' largest colour equals v's exactly when one of
+  them has v's colour, as colours only fall along an edge): what a root reaches back is its
+  component. Each step pulls (``min_second``/``max_second`` by rows of the transpose, the changed
+  vertices a bitmap) or, when fewer than n/18 vertices changed, pushes along their edges only
+  (``min_first``/``max_first``), as BFS switches. A round settles at least the component of the least remaining vertex, and
   usually most of the graph; a long chain of components takes a round each.
 
 Labels number the components 0, 1, ... in the order of their least vertex (vertex 0's component
@@ -34,9 +38,9 @@ is 0), so the weak labels are scipy's.
 
 from __future__ import annotations
 
-from ._adjacency import graph_of, new_info, read_host
-from ._bfs import symmetrized
-from ._frontier import pull
+from ._adjacency import compact, graph_of, new_info, read_host
+from ._bfs import BETA, symmetrized
+from ._frontier import pull, push
 
 __all__ = ["connected_components"]
 
@@ -110,6 +114,7 @@ def _colouring(G, info):
     out_parts = (G.crow, G.col, None)
     in_parts = G.transposed()
     in_parts = (in_parts[0], in_parts[1], None)
+    Gt = G.kept("transpose graph", lambda: G.with_parts(*G.transposed()))
     remaining = xp.ones((n,), dtype=xp.bool, device=dev)
     root = xp.full((n,), -1, dtype=i64, device=dev)
     left = n
@@ -123,22 +128,24 @@ def _colouring(G, info):
         alone = remaining & ~(has_in & has_out)
         root = xp.where(alone, ids, root)
         remaining = remaining & ~alone
-        # forward: colour[v] = the least remaining vertex that reaches v
+        if info["rounds"] == 1:  # the giant component first: forward and backward searches from a hub
+            root, remaining, left = _pivot(G, Gt, ids, root, remaining, info)
+            if not left:
+                break
+        # forward: colour[v] = the least remaining vertex that reaches v (min over in-neighbours)
         colour = xp.where(remaining, ids, n)
-        changed = remaining
-        count = 1
-        while count:
-            y, present = pull(in_parts, n, colour, changed, "min_second", mask=remaining, xp=xp)
+        changed, count = remaining, None
+        while count is None or count:
+            y, present = _spread(G, in_parts, colour, changed, count, "min", remaining)
             changed = present & (y < colour)
             colour = xp.where(changed, y, colour)
             (count,) = _counts(xp, changed)
             _step(info, sizes, count)
         # backward inside each colour from its root: what reaches the root back is its component
         found = remaining & (colour == ids)
-        changed = found
-        count = 1
-        while count:
-            y, present = pull(out_parts, n, colour, changed, "max_second", mask=remaining & ~found, xp=xp)
+        changed, count = found, None
+        while count is None or count:
+            y, present = _spread(Gt, out_parts, colour, changed, count, "max", remaining & ~found)
             changed = present & (y == colour)
             found = found | changed
             count, left = _counts(xp, changed, remaining & ~found)  # one read: the step's and the round's ends
@@ -146,6 +153,46 @@ def _colouring(G, info):
         root = xp.where(found, colour, root)
         remaining = remaining & ~found
     return root
+
+
+def _pivot(G, Gt, ids, root, remaining, info):
+    """Multistep's first phase (Slota et al.): the component of the remaining vertex with the
+    most in- times out-edges is what both a forward and a backward search from it reach (two
+    searches of O(edges) work, where colouring a high-diameter component costs O(n) a step).
+    Returns the new (root, remaining, vertices left)."""
+    from ._bfs import _one
+
+    xp = G.xp
+    hub = xp.argmax(xp.where(remaining, G.out_degree() * Gt.out_degree(), -1))
+    hub_host, alive = (int(v) for v in read_host(xp, hub, xp.sum(xp.astype(remaining, xp.int64))))
+    info["iterations"] += 1
+    if not alive:
+        return root, remaining, 0
+    walks = []
+    for graph in (G, Gt):
+        walk = {"frontier_sizes": [], "directions": [], "iterations": 0}
+        levels, _ = _one(graph, [hub_host], False, walk, blocked=~remaining)
+        info["iterations"] += walk["iterations"]
+        info["frontier_sizes"].extend(walk["frontier_sizes"])
+        walks.append(levels >= 0)
+    comp = walks[0] & walks[1]
+    least = xp.min(xp.where(comp, ids, G.n))  # its label: the least vertex in it
+    root = xp.where(comp, least, root)
+    remaining = remaining & ~comp
+    (left,) = read_host(xp, xp.sum(xp.astype(remaining, xp.int64)))
+    info["iterations"] += 1
+    return root, remaining, int(left)
+
+
+def _spread(G, pull_parts, colour, changed, count, monoid, mask):
+    """``(y, present)``, y(v) = the monoid over the changed u with an edge u -> v in G of colour[u]:
+    pushed along the changed vertices' edges when they are few (their number ``count`` read), else
+    pulled by the rows of ``pull_parts`` (G's transpose) with the changed vertices as a bitmap."""
+    xp, n = G.xp, G.n
+    if count is not None and count * BETA < n:
+        idx = compact(xp, changed, count, G.on_host())
+        return push(G, xp.take(colour, idx), idx, f"{monoid}_first", mask=mask)
+    return pull(pull_parts, n, colour, changed, f"{monoid}_second", mask=mask, xp=xp)
 
 
 def _counts(xp, *bitmaps):

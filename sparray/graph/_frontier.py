@@ -44,7 +44,7 @@ def push(G, x, indices, semiring, mask=None, complement=False, *, dtype=None):
     xv = x if _reads(semiring, "first") else None
     if values is not None and xv is not None and xv.dtype != values.dtype:
         xv = G.xp.astype(xv, values.dtype)
-    work = int(indices.shape[0]) + G.n
+    work = G.nse + G.n  # what the generic path costs whatever the frontier: small graphs only stay there
     return _dispatch.call("semiring_vxm", "csr", G.xp, G.crow, G.col, values, G.n, xv, None, semiring, mask, None,
                           complement, True, indices, dtype, work=work)
 

@@ -62,21 +62,7 @@ def pagerank(A, *, damping=0.85, tol=1e-4, max_iter=100, weighted=True, info=Non
     if n == 0:
         info["converged"] = True
         return xp.zeros((0,), dtype=f64, device=dev)
-    crow, col, values = G.transposed()
-    if weighted:
-        w = xp.astype(values, f64)
-        if w.shape[0]:
-            (low,) = read_host(xp, xp.min(w))
-            if not low >= 0:  # nan too
-                raise ValueError(f"sparray.graph.pagerank: edge weights must be >= 0 (networkx's random walk); the "
-                                 f"least is {low}; use weighted=False to count every edge as 1")
-        out_w, _ = pull((G.crow, G.col, xp.astype(G.values, f64)), n, None, None, "plus_first", xp=xp)
-        semiring, parts = "plus_times", (crow, col, w)
-    else:
-        out_w = xp.astype(G.out_degree(), f64)
-        semiring, parts = "plus_second", (crow, col, None)
-    dangling = out_w == 0
-    inv = xp.where(dangling, 0.0, 1.0 / xp.where(dangling, 1.0, out_w))
+    semiring, parts, dangling, inv = G.kept(("pagerank", bool(weighted)), lambda: _walk(G, weighted))
     x = xp.full((n,), 1.0 / n, dtype=f64, device=dev)
     for it in range(1, int(max_iter) + 1):
         y, present = pull(parts, n, x * inv, None, semiring, xp=xp)
@@ -91,3 +77,26 @@ def pagerank(A, *, damping=0.85, tol=1e-4, max_iter=100, weighted=True, info=Non
             return x
     raise ConvergenceError(f"sparray.graph.pagerank: no convergence to tol={tol} in {max_iter} iterations (last L1 "
                            f"change {info['errors'][-1]:.3g}, needed < {tol:.3g})")
+
+
+def _walk(G, weighted):
+    """(semiring, transpose parts, dangling bitmap, 1 / out-weight) of the random walk (kept per graph)."""
+    xp, n = G.xp, G.n
+    f64 = xp.float64
+    crow, col, values = G.transposed()
+    if weighted:
+        w = xp.astype(values, f64)
+        if w.shape[0]:
+            (low,) = read_host(xp, xp.min(w))
+            if not low >= 0:  # nan too
+                raise ValueError(f"sparray.graph.pagerank: edge weights must be >= 0 (networkx's random walk); the "
+                                 f"least is {low}; use weighted=False to count every edge as 1")
+        y, present = pull((G.crow, G.col, xp.astype(G.values, f64)), n, None, None, "plus_first", xp=xp)
+        out_w = xp.where(present, y, 0.0)
+        semiring, parts = "plus_times", (crow, col, w)
+    else:
+        out_w = xp.astype(G.out_degree(), f64)
+        semiring, parts = "plus_second", (crow, col, None)
+    dangling = out_w == 0
+    inv = xp.where(dangling, 0.0, 1.0 / xp.where(dangling, 1.0, out_w))
+    return semiring, parts, dangling, inv

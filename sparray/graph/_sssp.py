@@ -67,14 +67,9 @@ def sssp(A, source, *, directed=True, delta=None, info=None):
         G = symmetrized(G, "min")
     sources, batched = sources_of(source, G.n, "sssp")
     xp = G.xp
-    W = G.with_parts(G.crow, G.col, xp.astype(G.values, xp.float64))
+    W = G.kept("float64 weights", lambda: G.with_parts(G.crow, G.col, xp.astype(G.values, xp.float64)))
     info = new_info(info, "sssp", method=None, delta=None, iterations=0, frontier_sizes=[])
-    if W.nse:
-        v = W.values
-        lo, hi, nans = read_host(xp, xp.min(xp.where(xp.isnan(v), 0.0, v)), xp.max(xp.where(xp.isnan(v), 0.0, v)),
-                                 xp.sum(xp.astype(xp.isnan(v), xp.int64)))
-    else:
-        lo, hi, nans = 0.0, 0.0, 0.0
+    lo, hi, nans = W.kept("weight range", lambda: _weight_range(W))
     if nans:
         raise ValueError(f"sparray.graph.sssp: {int(nans)} edge weights are NaN; give them a weight, or drop them as "
                          f"non-edges (a fill of nan: sparray.asarray(A, fill_value=float('nan')))")
@@ -89,6 +84,16 @@ def sssp(A, source, *, directed=True, delta=None, info=None):
         raise ValueError(f"sparray.graph.sssp: delta must be a positive finite number; got {delta!r}")
     info.update(method="delta-stepping", delta=delta, buckets=0)
     return _delta_stepping(W, t, batched, delta, info)
+
+
+def _weight_range(W):
+    """(least weight, largest weight, NaN count) of W's edges, in one read (kept per graph)."""
+    if not W.nse:
+        return 0.0, 0.0, 0.0
+    xp, v = W.xp, W.values
+    nan = xp.isnan(v)
+    clean = xp.where(nan, 0.0, v)
+    return read_host(xp, xp.min(clean), xp.max(clean), xp.sum(xp.astype(nan, xp.int64)))
 
 
 def _start(W, sources, batched):
@@ -126,7 +131,7 @@ def _split(W, delta):
 
 def _delta_stepping(W, t, batched, delta, info):
     xp = W.xp
-    light, heavy = _split(W, delta)
+    light, heavy = W.kept(("split", delta), lambda: _split(W, delta))
     hi = delta  # the current bucket is [hi - delta, hi): bucket 0 holds the sources
     frontier = t < hi
     settled = xp.zeros(t.shape, dtype=xp.bool, device=W.device)
