@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 import scipy.sparse as ss
-import scipy.sparse.csgraph as csgraph
+from scipy.sparse import csgraph
 
 import sparray
 

@@ -16,10 +16,10 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as ss
-import scipy.sparse.csgraph as csgraph
+from cuda_testing import requires_gxx
+from scipy.sparse import csgraph
 
 import sparray as sp
-from cuda_testing import requires_gxx
 from sparray.kernels.cuda import simulated
 
 g = sp.graph
@@ -470,7 +470,7 @@ def test_on_the_simulated_device(layout):
         with simulated.counting() as counts:
             got = run(info)
         assert simulated.is_simulated(got), f"{name} left the device: {type(got).__name__}"
-        mine, kernels, other = _reads(counts)
+        mine, _, other = _reads(counts)
         assert not other, f"{name}: reads outside the algorithm's one a step and the kernels': {other}"
         assert mine <= info["iterations"] + setup, (name, mine, info["iterations"])
         np.testing.assert_allclose(got.get(), want, atol=1e-9, err_msg=name)

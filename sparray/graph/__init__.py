@@ -31,8 +31,8 @@ from ._bfs import bfs
 from ._components import connected_components
 from ._ewise import ewise_add, ewise_mult, ewise_union
 from ._operators import BINARY_NAMES
-from ._products import matmul
 from ._pagerank import pagerank
+from ._products import matmul
 from ._reduce import reduce
 from ._select import UNARY_NAMES, apply, select
 from ._sssp import sssp

@@ -181,7 +181,7 @@ def sources_of(source, n, who):
     else:
         try:
             s = to_numpy(source) if is_array(source) else np.asarray(source)
-        except Exception:
+        except (TypeError, ValueError):
             raise TypeError(f"sparray.graph.{who}: source must be a vertex number or a 1-d array of them; got "
                             f"{type(source).__name__}") from None
         if s.ndim == 0 and s.dtype.kind in "iu":
