@@ -206,17 +206,30 @@ def test_bfs_levels_parents_batches(backend):
             np.testing.assert_array_equal(g.bfs(A, sources[:0]), np.zeros((0, n), np.int64))
 
 
-def test_bfs_switches_to_pull_and_back():
+@pytest.mark.parametrize("walk_edges", [0, 40, 1 << 15], ids=["no-walk", "walk-then-products", "walk"])
+def test_bfs_push_pull_and_the_serial_walk(monkeypatch, walk_edges):
+    """Push, pull and the CPU's serial walk of small frontiers, alone and handing over to each other."""
+    from sparray.graph import _bfs
+
+    monkeypatch.setattr(_bfs, "WALK_EDGES", walk_edges)
     rng = np.random.default_rng(5)
-    n, r, c = er_edges(rng, 300, 0.03)
-    W = reference(n, r, c, np.ones(r.shape[0]))
-    A = sp.asarray(W)
-    info = {}
-    np.testing.assert_array_equal(g.bfs(A, 0, info=info), levels_of(W, 0))
-    assert "pull" in info["directions"] and info["directions"][0] == "push", info["directions"]
-    levels, parents = g.bfs(A, 0, return_parents=True)
-    child = np.flatnonzero(levels > 0)
-    assert (levels[parents[child]] == levels[child] - 1).all() and has_edges(W, parents[child], child)
+    for n, p in ((300, 0.03), (200, 0.01)):
+        n, r, c = er_edges(rng, n, p)
+        W = reference(n, r, c, np.ones(r.shape[0]))
+        A = sp.asarray(W)
+        for s in (0, 7):
+            info = {}
+            np.testing.assert_array_equal(g.bfs(A, s, info=info), levels_of(W, s))
+            assert info["iterations"] == len(info["directions"]) == len(info["frontier_sizes"])
+            assert sum(info["frontier_sizes"]) == (levels_of(W, s) >= 0).sum()
+            if walk_edges == 0 and p > 0.02:
+                assert "pull" in info["directions"] and info["directions"][0] == "push", info["directions"]
+            levels, parents = g.bfs(A, s, return_parents=True)
+            child = np.flatnonzero(levels > 0)
+            assert (levels[parents[child]] == levels[child] - 1).all() and has_edges(W, parents[child], child)
+            k, labels = g.connected_components(A, connection="strong")
+            assert k == csgraph.connected_components(W, connection="strong")[0]
+            np.testing.assert_array_equal(g.connected_components(A)[1], canonical(csgraph.connected_components(W)[1]))
 
 
 @pytest.mark.parametrize("backend", ["numba", "generic"])

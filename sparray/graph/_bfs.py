@@ -7,7 +7,10 @@ direction-optimizing (Beamer et al., SC 2012, the GAP benchmark's BFS): a level 
 *pull* (each unvisited vertex asks its in-neighbours, stopping at the first one in the frontier:
 the ``any`` monoid's terminal value) when a growing frontier's out-edges exceed 1/15 of the edges
 still unexplored, and back to push when a shrinking frontier falls under n/18 vertices. A 1-d array of sources
-runs them together: a matrix of frontiers, one row per source, one masked SpGEMM per level.
+runs them together: a matrix of frontiers, one row per source, one masked SpGEMM per level. On
+the CPU a frontier with few out-edges (under ``WALK_EDGES``) is expanded by a serial kernel that
+runs the same masked push fused, level after level, until the frontier grows: high-diameter
+graphs (grids, road networks) then cost O(edges), not O(n) a level.
 
 >>> import numpy as np, sparray
 >>> A = sparray.asarray(np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 0]]), layout="csr")
@@ -28,6 +31,24 @@ __all__ = ["bfs", "symmetrized"]
 #: Beamer's switches: push -> pull when the frontier's edges exceed the unexplored edges / ALPHA,
 #: pull -> push when the frontier has fewer than n / BETA vertices
 ALPHA, BETA = 15, 18
+#: on the CPU, frontiers with at most this many out-edges are walked level after level on one thread
+#: (``kernels/cpu/graph_walk.py``): below it a parallel product runs on one thread anyway, and the
+#: per-level overhead of a product (Python, its O(n) result bitmaps) exceeds the level's work
+WALK_EDGES = 1 << 15
+
+
+def _walker(G):
+    """The serial level walk for G's data, or None (a device, or the generic backend forced)."""
+    if not G.on_host():
+        return None
+    from .._engine.dispatch import forced_backend
+
+    forced = forced_backend()
+    if forced is not None and forced[0] == "generic":
+        return None
+    from ..kernels.cpu.graph_walk import bfs_walk
+
+    return bfs_walk
 
 
 def bfs(A, source, *, return_parents=False, directed=True, info=None):
@@ -91,21 +112,39 @@ def _one(G, sources, want_parents, info, blocked=None):
     deg = G.out_degree()
     unexplored = G.nse  # edges out of unvisited vertices (Beamer's m_u), kept on the host
     f_edges = None  # edges out of the frontier (m_f), read with its size
-    present = None
+    present = None  # the frontier as a bitmap, when the last step made one
     nq, before, k, direction = 1, 1, 0, "push"
     info["frontier_sizes"].append(1)
     on_host = G.on_host()
+    walk = _walker(G)
     while True:
         if f_edges is not None:  # GAP's rule: pull while the frontier is large or growing
             if direction == "push" and f_edges > unexplored / ALPHA and nq >= before:
                 direction = "pull"
             elif direction == "pull" and nq < before and nq < n / BETA:
                 direction = "push"
+        if walk is not None and direction == "push" and (f_edges is None or f_edges <= WALK_EDGES):
+            # a small frontier: levels walked on one thread until it grows (the same product, fused)
+            idx, k, sizes, walked = walk(G.crow, G.col, idx, k, levels, reached, parents, want_parents, WALK_EDGES)
+            sizes = sizes.tolist()
+            info["directions"].extend(["push"] * len(sizes))
+            info["frontier_sizes"].extend(v for v in sizes if v)
+            info["iterations"] = k
+            unexplored -= walked
+            nq, present = int(idx.shape[0]), None
+            if nq == 0:
+                break
+            before = sizes[-2] if len(sizes) > 1 else before
+            f_edges = int(deg[idx].sum())
+            continue
         before = nq
         k += 1
         if direction == "push":
             y, present = push(G, None, idx, semiring, mask=reached, complement=True)
         else:
+            if present is None:
+                present = xp.zeros((n,), dtype=xp.bool, device=dev)
+                present[idx] = True
             y, present = pull(G.transposed(), n, None, present, semiring, mask=reached, complement=True, xp=xp)
         info["directions"].append(direction)
         if on_host:

@@ -1,13 +1,15 @@
 """Connected components: weak (FastSV) and strong (colouring), scipy.sparse.csgraph's return.
 
-- **Weak** (edges taken both ways): FastSV (Zhang, Azad and Hu, SIAM PP 2020; LAGraph's
-  ``LG_CC_FastSV6``), a Shiloach-Vishkin variant. Every vertex keeps a parent ``f`` (at first
+- **Weak** (edges taken both ways): the component of the vertex of highest degree by one search
+  (``bfs``'s, push/pull), as Afforest (GAP's CC) skips the largest component; the other vertices
+  by FastSV (Zhang, Azad and Hu, SIAM PP 2020; LAGraph's ``LG_CC_FastSV6``), a Shiloach-Vishkin
+  variant, its products restricted to their rows by a mask. Every vertex keeps a parent ``f`` (at first
   itself) and a grandparent ``gf = f[f]``; an iteration finds each vertex's least neighbouring
   grandparent (one ``min_second`` product: ``mngf = A min.second gf``), hooks parents to it
   (stochastic hooking ``f[f[u]] min= mngf[u]``: a ``min_first`` push product through the matrix
   holding one entry ``(u, f[u])`` per vertex, which is a scatter-min without atomics), hooks the
   vertex itself (``f = min(f, mngf)``), shortcuts (``f = min(f, gf)``) and recomputes ``gf``;
-  it stops when ``gf`` no longer changes, every tree a star rooted at its least vertex. The
+  it stops when ``gf`` no longer changes, every tree a star rooted at its least vertex. Its
   number of iterations grows like log(diameter), not like the diameter.
 - **Strong**: Multistep (Slota, Rajamanickam and Madduri, IPDPS 2014): trimming, then the
   component of a hub as the intersection of a forward and a backward search from it (the BFS of
@@ -76,15 +78,19 @@ def connected_components(A, *, connection="weak", info=None):
 
 
 def _fastsv(S, info):
-    """Each vertex's least vertex of its component (S symmetric), by FastSV."""
+    """Each vertex's least vertex of its component (S symmetric): the giant component by one
+    search from a hub, the rest by FastSV over the rows of the vertices it left."""
     xp, n, dev = S.xp, S.n, S.device
     i64 = xp.int64
-    f = xp.arange(n, dtype=i64, device=dev)
+    ids = xp.arange(n, dtype=i64, device=dev)
+    f, rest = _giant(S, ids, info)
+    if rest is None:
+        return f
     gf = f
     parts = (S.crow, S.col, None)
     star = xp.arange(n + 1, dtype=i64, device=dev)  # the pointers of the matrix with one entry (u, f[u]) a row
     while True:
-        y, present = pull(parts, n, gf, None, "min_second", xp=xp)
+        y, present = pull(parts, n, gf, None, "min_second", mask=rest, xp=xp)
         mngf = xp.where(present, xp.minimum(y, gf), gf)
         hook, hooked = _push_dense(xp, star, f, n, mngf)  # hook[p] = min of mngf[u] over u with f[u] = p
         f = xp.minimum(f, xp.where(hooked, hook, f))
@@ -96,6 +102,30 @@ def _fastsv(S, info):
         gf = new_gf
         if not changed:
             return f
+
+
+def _giant(S, ids, info):
+    """``(f, rest)``: the component of the vertex of highest degree found by one search (as
+    Afforest skips the largest component, Sutton et al. IPDPS 2018), its vertices' f the least of
+    them and every other vertex's f itself; ``rest`` the bitmap of those others, None when there
+    are none. A high-diameter graph's component then costs one search's O(edges), not
+    log(diameter) iterations of O(edges) each."""
+    from ._bfs import _one
+
+    xp = S.xp
+    hub = xp.argmax(S.out_degree())
+    (hub_host,) = read_host(xp, hub)
+    info["iterations"] += 1
+    walk = {"frontier_sizes": [], "directions": [], "iterations": 0}
+    levels, _ = _one(S, [int(hub_host)], False, walk)
+    info["iterations"] += walk["iterations"]
+    info["frontier_sizes"].extend(walk["frontier_sizes"])
+    comp = levels >= 0
+    least = xp.min(xp.where(comp, ids, S.n))
+    rest = ~comp
+    (left,) = read_host(xp, xp.sum(xp.astype(rest, xp.int64)))
+    info["iterations"] += 1
+    return xp.where(comp, least, ids), (rest if left else None)
 
 
 def _push_dense(xp, crow, col, n, x):
