@@ -207,8 +207,9 @@ def test_bfs_levels_parents_batches(backend):
 
 
 @pytest.mark.parametrize("walk_edges", [0, 40, 1 << 15], ids=["no-walk", "walk-then-products", "walk"])
-def test_bfs_push_pull_and_the_serial_walk(monkeypatch, walk_edges):
-    """Push, pull and the CPU's serial walk of small frontiers, alone and handing over to each other."""
+def test_push_pull_and_the_serial_walks(monkeypatch, walk_edges):
+    """Push, pull and the CPU's serial walks of small frontiers (BFS levels, delta-stepping
+    buckets), alone and handing over to each other."""
     from sparray.graph import _bfs
 
     monkeypatch.setattr(_bfs, "WALK_EDGES", walk_edges)
@@ -230,6 +231,12 @@ def test_bfs_push_pull_and_the_serial_walk(monkeypatch, walk_edges):
             k, labels = g.connected_components(A, connection="strong")
             assert k == csgraph.connected_components(W, connection="strong")[0]
             np.testing.assert_array_equal(g.connected_components(A)[1], canonical(csgraph.connected_components(W)[1]))
+        Wr = W.copy()
+        Wr.data = np.random.default_rng(n).integers(1, 9, Wr.nnz) / 4.0
+        for delta in (None, 0.3, 1.0):
+            info = {}
+            np.testing.assert_allclose(g.sssp(sp.asarray(Wr), 3, delta=delta, info=info), csgraph.dijkstra(Wr, indices=3))
+            assert info["iterations"] == len(info["frontier_sizes"]) + info["buckets"]
 
 
 @pytest.mark.parametrize("backend", ["numba", "generic"])
@@ -299,15 +306,16 @@ def test_components_weak_and_strong(backend):
                 assert k == kw
                 np.testing.assert_array_equal(labels, canonical(lw))
                 assert info["iterations"] >= 1 and len(info["frontier_sizes"]) >= 1
-                if connection == "strong":
-                    assert info["rounds"] >= 1
+                if connection == "strong":  # colouring rounds after the hub's component: none when it is all
+                    assert info["rounds"] >= (0 if k == 1 else 1)
     # a long directed chain of 2-cycles: one colouring round per component at worst, still exact
     m = 12
     r = np.concatenate([np.arange(0, 2 * m, 2), np.arange(1, 2 * m, 2), np.arange(1, 2 * m - 2, 2)])
     c = np.concatenate([np.arange(1, 2 * m, 2), np.arange(0, 2 * m, 2), np.arange(2, 2 * m - 1, 2)])
     W = reference(2 * m, r, c, np.ones(r.shape[0]))
-    k, labels = g.connected_components(sp.asarray(W), connection="strong")
-    assert k == m
+    info = {}
+    k, labels = g.connected_components(sp.asarray(W), connection="strong", info=info)
+    assert k == m and info["rounds"] >= 1
     np.testing.assert_array_equal(labels, np.repeat(np.arange(m), 2))
 
 

@@ -11,10 +11,10 @@
   vertex itself (``f = min(f, mngf)``), shortcuts (``f = min(f, gf)``) and recomputes ``gf``;
   it stops when ``gf`` no longer changes, every tree a star rooted at its least vertex. Its
   number of iterations grows like log(diameter), not like the diameter.
-- **Strong**: Multistep (Slota, Rajamanickam and Madduri, IPDPS 2014): trimming, then the
-  component of a hub as the intersection of a forward and a backward search from it (the BFS of
-  ``bfs``, push/pull), then the colouring algorithm (Orzan 2004) in rounds over the vertices
-  still unassigned. A round first trims the vertices with no in-edge or no out-edge among them
+- **Strong**: after Multistep (Slota, Rajamanickam and Madduri, IPDPS 2014): the component of
+  a hub as the intersection of a forward and a backward search from it (the BFS of ``bfs``,
+  push/pull), then the colouring algorithm (Orzan 2004) in rounds over the vertices still
+  unassigned. A round first trims the vertices with no in-edge or no out-edge among them
   (each its own component), then spreads the least vertex number
   forward along edges (``min`` products until nothing changes: ``colour[v]`` is the least vertex
   that reaches v), then from every root (``colour[r] == r``) walks edges backwards inside its
@@ -57,7 +57,8 @@ def connected_components(A, *, connection="weak", info=None):
     connection : "weak" (edges both ways: the components of an undirected graph) or "strong"
         (vertices that reach each other).
     info : a dict to fill: ``iterations`` (products run: one read each), ``frontier_sizes``
-        (vertices that changed in each), ``rounds`` (strong: colouring rounds).
+        (vertices that changed in each), ``rounds`` (strong: colouring rounds after the hub's
+        component; 0 when that was every vertex).
 
     Returns ``(n_components, labels)`` as ``scipy.sparse.csgraph.connected_components`` does:
     labels int64 on A's device, shape (n,), components numbered by their least vertex.
@@ -150,6 +151,8 @@ def _colouring(G, info):
     left = n
     info["rounds"] = 0
     sizes = info["frontier_sizes"]
+    # the giant component first: forward and backward searches from a hub
+    root, remaining, left = _pivot(G, Gt, ids, root, remaining, info)
     while left:
         info["rounds"] += 1
         # trim: no in-edge or no out-edge from the remaining vertices -> a component of its own
@@ -158,10 +161,6 @@ def _colouring(G, info):
         alone = remaining & ~(has_in & has_out)
         root = xp.where(alone, ids, root)
         remaining = remaining & ~alone
-        if info["rounds"] == 1:  # the giant component first: forward and backward searches from a hub
-            root, remaining, left = _pivot(G, Gt, ids, root, remaining, info)
-            if not left:
-                break
         # forward: colour[v] = the least remaining vertex that reaches v (min over in-neighbours)
         colour = xp.where(remaining, ids, n)
         changed, count = remaining, None

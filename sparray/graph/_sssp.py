@@ -18,6 +18,10 @@ vertices form the next frontier.
 
 A 1-d array of sources runs every search together: the frontiers are the rows of a matrix and each
 relaxation one ``min_plus`` SpGEMM (the buckets are shared, each source's search is unchanged).
+On the CPU, one source's small frontiers (out-edges under ``bfs``'s ``WALK_EDGES``) go to a serial
+kernel that runs the same light and heavy relaxations fused, bucket after bucket, and finds the
+next bucket from the list of vertices reached beyond the current one (``kernels/cpu/graph_walk.py``):
+a high-diameter graph's thousands of buckets then cost their edges, not O(n) each.
 
 >>> import numpy as np, sparray
 >>> W = sparray.asarray(np.array([[0, 4.0, 1.0], [0, 0, 0], [0, 2.0, 0]]), layout="csr")
@@ -30,6 +34,8 @@ relaxation one ``min_plus`` SpGEMM (the buckets are shared, each source's search
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from .._engine import dispatch as _dispatch
 from ._adjacency import NegativeCycleError, compact, graph_of, new_info, read_host, sources_of
@@ -138,7 +144,13 @@ def _delta_stepping(W, t, batched, delta, info):
     (n_front,) = _count(xp, frontier)
     n_settled = 0
     sizes = info["frontier_sizes"]
+    walk = None if batched else _walker(W)
     while True:
+        if walk is not None and n_front:
+            state = _walk(W, walk, t, frontier, settled, hi, delta, info)
+            if state is None:
+                return t
+            frontier, settled, hi, n_front, n_settled = state
         if n_front:
             settled = settled | frontier
             if light.nse:
@@ -168,6 +180,42 @@ def _delta_stepping(W, t, batched, delta, info):
         hi = math.floor(least / delta) * delta + delta
         hi = max(hi, math.nextafter(least, math.inf))
         settled = xp.zeros(t.shape, dtype=xp.bool, device=W.device)
+
+
+def _walker(W):
+    """The serial delta-stepping walk for W's data, or None (a device, or the generic backend forced)."""
+    from ._bfs import _walker as bfs_walker
+
+    if bfs_walker(W) is None:
+        return None
+    from ..kernels.cpu.graph_walk import delta_walk
+
+    return delta_walk
+
+
+def _walk(W, walk, t, frontier, settled, hi, delta, info):
+    """Hand a small frontier to the serial walk (the CPU): None when it finished the search, else
+    the state it stopped at, ``(frontier, settled, hi, n_front, n_settled)``."""
+    from ._bfs import WALK_EDGES
+
+    idx = np.flatnonzero(frontier)
+    if int(W.out_degree()[idx].sum()) > WALK_EDGES:
+        return frontier, settled, hi, int(idx.shape[0]), int(np.count_nonzero(settled))
+    pending = np.flatnonzero((t >= hi) & (t < math.inf))
+    done, front, kept, hi, steps = walk(W.crow, W.col, W.values, delta, t, idx, np.flatnonzero(settled), pending, hi,
+                                        WALK_EDGES)
+    steps = steps.tolist()
+    info["frontier_sizes"].extend(v for v in steps if v >= 0)
+    info["buckets"] += sum(1 for v in steps if v < 0)
+    info["iterations"] += len(steps)
+    if done:
+        return None
+    n = W.n
+    frontier = np.zeros(n, bool)
+    frontier[front] = True
+    settled = np.zeros(n, bool)
+    settled[kept] = True
+    return frontier, settled, hi, int(front.shape[0]), int(kept.shape[0])
 
 
 def _bellman_ford(W, t, batched, info):
