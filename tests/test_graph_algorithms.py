@@ -204,6 +204,7 @@ def test_bfs_levels_parents_batches(backend):
                 assert has_edges(W, parents[row][child], child)
             assert sum(info["frontier_sizes"]) == (levels >= 0).sum()
             np.testing.assert_array_equal(g.bfs(A, sources[:0]), np.zeros((0, n), np.int64))
+            assert g.sssp(A, []).shape == (0, n)
 
 
 @pytest.mark.parametrize("walk_edges", [0, 40, 1 << 15], ids=["no-walk", "walk-then-products", "walk"])

@@ -18,6 +18,10 @@ Duplicates of an uncoalesced COO are one element, their sum (the array's value t
 scipy's conversion to CSR sums them. The result is a square CSR with an undefined fill whose
 stored entries are exactly the edges; an array that already is one is used as it is (no copy),
 so a caller running several algorithms on one graph converts it once with :func:`as_graph`.
+What the algorithms derive from a graph (the edges of a defined-fill array, the transpose, the
+symmetrized graph, float64 weights) is kept on the array it came from and reused by later calls,
+as the array's validity check is: memory of about one more copy of the graph per derived part,
+given back with the array (or when an in-place operation changes it).
 
 >>> import numpy as np, sparray
 >>> A = sparray.asarray(np.array([[0.0, 2.0], [np.inf, 0.0]]), fill_value=np.inf)

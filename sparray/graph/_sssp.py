@@ -80,6 +80,8 @@ def sssp(A, source, *, directed=True, delta=None, info=None):
         raise ValueError(f"sparray.graph.sssp: {int(nans)} edge weights are NaN; give them a weight, or drop them as "
                          f"non-edges (a fill of nan: sparray.asarray(A, fill_value=float('nan')))")
     t = _start(W, sources, batched)
+    if not sources.shape[0]:
+        return t
     if lo < 0:
         info["method"] = "bellman-ford"
         return _bellman_ford(W, t, batched, info)
