@@ -1,8 +1,8 @@
 """Breadth-first search: levels (hops from the source) and, on request, a BFS tree's parents.
 
 One semiring product per level, the frontier pushed along its out-edges with the visited
-vertices as a complemented mask (``any_pair`` for levels, ``any_secondi`` for parents: the
-product's value is the frontier vertex it came from), as LAGraph's BFS does. One source runs
+vertices as a complemented mask, over ``any_secondi`` (the product's value is the frontier vertex it
+came from: the parent, kept when asked for), as LAGraph's BFS does. One source runs
 direction-optimizing (Beamer et al., SC 2012, the GAP benchmark's BFS): a level switches to
 *pull* (each unvisited vertex asks its in-neighbours, stopping at the first one in the frontier:
 the ``any`` monoid's terminal value) when a growing frontier's out-edges exceed 1/15 of the edges
@@ -108,7 +108,7 @@ def _one(G, sources, want_parents, info, blocked=None):
     reached[idx] = True
     if want_parents:
         parents[idx] = idx
-    semiring = "any_secondi" if want_parents else "any_pair"
+    semiring = "any_secondi"  # levels alone could use any_pair: one kernel for both costs the same
     deg = G.out_degree()
     unexplored = G.nse  # edges out of unvisited vertices (Beamer's m_u), kept on the host
     f_edges = None  # edges out of the frontier (m_f), read with its size
@@ -181,7 +181,7 @@ def _many(G, sources, want_parents, info):
     if want_parents:
         parents = xp.full((b, n), -1, dtype=i64, device=dev)
         parents[rows, src] = src
-    semiring = "any_secondi" if want_parents else "any_pair"
+    semiring = "any_secondi"  # levels alone could use any_pair: one kernel for both costs the same
     count, total, k = b, b, 0
     info["frontier_sizes"].append(b)
     while b:

@@ -156,8 +156,8 @@ def _colouring(G, info):
     while left:
         info["rounds"] += 1
         # trim: no in-edge or no out-edge from the remaining vertices -> a component of its own
-        _, has_in = pull(in_parts, n, None, remaining, "any_pair", mask=remaining, xp=xp)
-        _, has_out = pull(out_parts, n, None, remaining, "any_pair", mask=remaining, xp=xp)
+        _, has_in = pull(in_parts, n, None, remaining, "any_secondi", mask=remaining, xp=xp)
+        _, has_out = pull(out_parts, n, None, remaining, "any_secondi", mask=remaining, xp=xp)
         alone = remaining & ~(has_in & has_out)
         root = xp.where(alone, ids, root)
         remaining = remaining & ~alone
