@@ -1,16 +1,17 @@
 """Breadth-first search: levels (hops from the source) and, on request, a BFS tree's parents.
 
 One semiring product per level, the frontier pushed along its out-edges with the visited
-vertices as a complemented mask, over ``any_secondi`` (the product's value is the frontier vertex it
-came from: the parent, kept when asked for), as LAGraph's BFS does. One source runs
+vertices as a complemented mask, over ``any_secondi`` (the product's value is the frontier
+vertex it came from: the parent, kept when asked for), as LAGraph's BFS does. One source runs
 direction-optimizing (Beamer et al., SC 2012, the GAP benchmark's BFS): a level switches to
-*pull* (each unvisited vertex asks its in-neighbours, stopping at the first one in the frontier:
-the ``any`` monoid's terminal value) when a growing frontier's out-edges exceed 1/15 of the edges
-still unexplored, and back to push when a shrinking frontier falls under n/18 vertices. A 1-d array of sources
-runs them together: a matrix of frontiers, one row per source, one masked SpGEMM per level. On
-the CPU a frontier with few out-edges (under ``WALK_EDGES``) is expanded by a serial kernel that
-runs the same masked push fused, level after level, until the frontier grows: high-diameter
-graphs (grids, road networks) then cost O(edges), not O(n) a level.
+*pull* (each unvisited vertex asks its in-neighbours, stopping at the first one in the
+frontier: the ``any`` monoid's terminal value) when a growing frontier's out-edges exceed 1/15
+of the edges still unexplored, and back to push when a shrinking frontier falls under n/18
+vertices. A 1-d array of sources runs them together: a matrix of frontiers, one row per source,
+one masked SpGEMM per level. On the CPU a frontier with few out-edges (under ``WALK_EDGES``) is
+expanded by a serial kernel that runs the same masked push fused, level after level, until the
+frontier grows: high-diameter graphs (grids, road networks) then cost O(edges), not O(n) a
+level.
 
 >>> import numpy as np, sparray
 >>> A = sparray.asarray(np.array([[0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 0]]), layout="csr")
@@ -62,7 +63,7 @@ def bfs(A, source, *, return_parents=False, directed=True, info=None):
     source : a vertex, or a 1-d array of vertices (one search each, run together).
     return_parents : also return the parent of each vertex in a BFS tree (the source's parent is
         itself; which parent a vertex with several at the level before gets is unspecified).
-    directed : False: follow edges both ways (the graph of A + A.T).
+    directed : False: follow edges both ways (A's edges and their reverses).
     info : a dict to fill: ``iterations`` (levels expanded), ``frontier_sizes`` (vertices found
         at each level, the source's level 0 first; summed over the sources of a batch),
         ``directions`` ("push" or "pull", per level).

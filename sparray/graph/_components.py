@@ -1,29 +1,32 @@
-"""Connected components: weak (FastSV) and strong (colouring), scipy.sparse.csgraph's return.
+"""Connected components: weak (a search, then FastSV) and strong (a search both ways, then
+colouring), with scipy.sparse.csgraph's return.
 
 - **Weak** (edges taken both ways): the component of the vertex of highest degree by one search
-  (``bfs``'s, push/pull), as Afforest (GAP's CC) skips the largest component; the other vertices
-  by FastSV (Zhang, Azad and Hu, SIAM PP 2020; LAGraph's ``LG_CC_FastSV6``), a Shiloach-Vishkin
-  variant, its products restricted to their rows by a mask. Every vertex keeps a parent ``f`` (at first
-  itself) and a grandparent ``gf = f[f]``; an iteration finds each vertex's least neighbouring
-  grandparent (one ``min_second`` product: ``mngf = A min.second gf``), hooks parents to it
-  (stochastic hooking ``f[f[u]] min= mngf[u]``: a ``min_first`` push product through the matrix
-  holding one entry ``(u, f[u])`` per vertex, which is a scatter-min without atomics), hooks the
-  vertex itself (``f = min(f, mngf)``), shortcuts (``f = min(f, gf)``) and recomputes ``gf``;
-  it stops when ``gf`` no longer changes, every tree a star rooted at its least vertex. Its
-  number of iterations grows like log(diameter), not like the diameter.
+  (``bfs``'s, push/pull), as Afforest (GAP's CC) skips the largest component; the other
+  vertices by FastSV (Zhang, Azad and Hu, SIAM PP 2020; LAGraph's ``LG_CC_FastSV6``), a
+  Shiloach-Vishkin variant, its products restricted to their rows by a mask. Every vertex keeps
+  a parent ``f`` (at first itself) and a grandparent ``gf = f[f]``; an iteration finds each
+  vertex's least neighbouring grandparent (one ``min_second`` product: ``mngf = A min.second
+  gf``), hooks parents to it (stochastic hooking ``f[f[u]] min= mngf[u]``: a ``min_first`` push
+  product through the matrix holding one entry ``(u, f[u])`` per vertex, which is a scatter-min
+  without atomics), hooks the vertex itself (``f = min(f, mngf)``), shortcuts
+  (``f = min(f, gf)``) and recomputes ``gf``; it stops when ``gf`` no longer changes, every
+  tree a star rooted at its least vertex. Its number of iterations grows like log(diameter),
+  not like the diameter.
 - **Strong**: after Multistep (Slota, Rajamanickam and Madduri, IPDPS 2014): the component of
   a hub as the intersection of a forward and a backward search from it (the BFS of ``bfs``,
   push/pull), then the colouring algorithm (Orzan 2004) in rounds over the vertices still
-  unassigned. A round first trims the vertices with no in-edge or no out-edge among them
-  (each its own component), then spreads the least vertex number
-  forward along edges (``min`` products until nothing changes: ``colour[v]`` is the least vertex
-  that reaches v), then from every root (``colour[r] == r``) walks edges backwards inside its
-  colour (``max`` products: the out-neighbours' largest colour equals v's exactly when one of
-  them has v's colour, as colours only fall along an edge): what a root reaches back is its
-  component. Each step pulls (``min_second``/``max_second`` by rows of the transpose, the changed
-  vertices a bitmap) or, when fewer than n/18 vertices changed, pushes along their edges only
-  (``min_first``/``max_first``), as BFS switches. A round settles at least the component of the least remaining vertex, and
-  usually most of the graph; a long chain of components takes a round each.
+  unassigned. A round first trims the vertices with no in-edge or no out-edge among them (each
+  its own component), then spreads the least vertex number forward along edges (``min``
+  products until nothing changes: ``colour[v]`` is the least vertex that reaches v), then from
+  every root (``colour[r] == r``) walks edges backwards inside its colour (``max`` products: the
+  out-neighbours' largest colour equals v's exactly when one of them has v's colour, as colours
+  only fall along an edge): what a root reaches back is its component. Each step pulls
+  (``min_second``/``max_second`` by rows of the transpose, the changed vertices a bitmap) or,
+  when fewer than n/18 vertices changed, pushes along their edges only
+  (``min_first``/``max_first``), as BFS switches. A round settles at least the component of
+  the least remaining vertex, and usually most of the graph; a long chain of components takes a
+  round each.
 
 Labels number the components 0, 1, ... in the order of their least vertex (vertex 0's component
 is 0), so the weak labels are scipy's.

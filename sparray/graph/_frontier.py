@@ -97,8 +97,8 @@ def push_rows(G, X, frontier, count, semiring, mask=None, mask_count=0, compleme
     if a_crow.dtype != b_crow.dtype:  # one index dtype for the kernel (the frontier's is G's where it fits)
         b_crow, b_col = xp.astype(b_crow, a_crow.dtype), xp.astype(b_col, a_crow.dtype)
     work = int(a_col.shape[0]) + G.nse
-    c_crow, c_col, c_val = _dispatch.call("semiring_mxm", "csr", xp, a_crow, a_col, a_values, b_crow, b_col, b_values, n,
-                                          semiring, m, complement, True, dtype, work=work)
+    c_crow, c_col, c_val = _dispatch.call("semiring_mxm", "csr", xp, a_crow, a_col, a_values, b_crow, b_col, b_values,
+                                          n, semiring, m, complement, True, dtype, work=work)
     nnz = int(c_col.shape[0])
     c_crow64 = xp.astype(c_crow, xp.int64)
     e = xp.arange(nnz, dtype=xp.int64, device=G.device)
