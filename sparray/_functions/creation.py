@@ -300,7 +300,8 @@ def asarray(
                              f"blocksize={blocksize!r}")
         out = dense_to_semi(arr, fill_value)
         return out.to_device(device) if device is not None and is_array(x) else out
-    if layout in ("csr", "csc", "bsr", "bsc"):  # straight from dense: no COO in between
+    if layout in ("csr", "csc", "bsr", "bsc") and not _undefined_for(xp, arr, fill_value, sparse_ndim):
+        # straight from dense: no COO in between (an undefined fill stores every element: COO's full pattern)
         from .._layout.compress import dense_to_compressed
 
         s = _sparse_ndim(tuple(arr.shape), sparse_ndim, "asarray")
@@ -310,6 +311,14 @@ def asarray(
     if device is not None and is_array(x):
         out = out.to_device(device)
     return _finish_layout(out, layout, blocksize)
+
+
+def _undefined_for(xp, arr, fill_value, sparse_ndim):
+    """Whether ``fill_value`` is the undefined fill for a dense ``arr`` read with ``sparse_ndim``."""
+    if fill_value is None:
+        return False
+    dense_shape = tuple(arr.shape[_sparse_ndim(tuple(arr.shape), sparse_ndim, "asarray"):])
+    return is_undefined(normalize_fill(xp, fill_value, arr.dtype, dense_shape, "asarray"), dense_shape)
 
 
 def _from_foreign_sparse(x):

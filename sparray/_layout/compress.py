@@ -370,11 +370,9 @@ def dense_to_compressed(x, layout: str, *, blocksize=None, fill_value=None, dens
     batch_shape, (rows, cols), dense_shape = shape[: s - 2], shape[s - 2 : s], shape[s:]
     nbatch, m = math.prod(batch_shape), math.prod(dense_shape)
     fill = normalize_fill(xp, fill_value, x.dtype, dense_shape, "asarray")
-    if is_undefined(fill, dense_shape):  # every element an entry: the full pattern, through COO
-        from .conversion import from_dense
-
-        full = from_dense(x, sparse_ndim=x.ndim - dense_ndim, fill_value=fill, index_dtype=index_dtype)
-        return full.to_layout(layout, blocksize=blocksize)
+    if is_undefined(fill, dense_shape):
+        raise ValueError("dense_to_compressed: every element of a dense array is an entry under an undefined fill: "
+                         "build the COO (from_dense) and convert it")
     nbr, nbc = rows // bh, cols // bw
     grid = xp.reshape(x, (nbatch, nbr, bh, nbc, bw, m))
     if cls._major == 0:

@@ -44,7 +44,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import KernelDeclined
-from ..._core.iso import iso_element
 from .. import semirings as _table
 from ._arrays import stable_argsort
 from ._build import c_type
@@ -128,6 +127,15 @@ def _values(xp, who, name, v, n):
             "(cast first or use the generic implementation)"
         )
     return v if iso_element(v) is not None else xp.ascontiguousarray(v)
+
+
+def iso_element(v):
+    """The one element (``v[:1]``) of iso values -- a zero-stride broadcast of one element,
+    sparray/_core/iso.py -- or None."""
+    strides = getattr(v, "strides", None)
+    if v.ndim == 1 and v.shape[0] > 1 and strides is not None and strides[0] == 0:
+        return v[:1]
+    return None
 
 
 def _dtype(who, sr, first, second, dtype):
