@@ -28,9 +28,9 @@ Semirings are ``"<monoid>_<multiply>"`` (``SEMIRINGS`` lists the common ones), m
 
 from __future__ import annotations
 
-from ..kernels.semirings import MONOIDS, MULTIPLIES, SEMIRINGS
 from ..interop.graphblas import from_graphblas, to_graphblas
 from ..interop.networkx import from_networkx, to_networkx
+from ..kernels.semirings import MONOIDS, MULTIPLIES, SEMIRINGS
 from ._adjacency import ConvergenceError, NegativeCycleError, as_graph
 from ._bfs import bfs
 from ._components import connected_components
