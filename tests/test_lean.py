@@ -13,6 +13,7 @@ import pytest
 import scipy.sparse as sp
 
 import sparray
+from random_testing import random_scipy
 from sparray._engine import dispatch as _dispatch
 from sparray._products import lean as _lean
 from sparray.kernels.cpu import binary_rows, compress, group_reduce, scatter, spmm
@@ -26,7 +27,7 @@ def eager_lean(monkeypatch):
 
 def _csr(n, m, per_row, dtype, idt, seed, layout="csr"):
     rng = np.random.default_rng(seed)
-    S = sp.random(n, m, density=min(1.0, per_row / m), format=layout, random_state=seed)
+    S = random_scipy(n, m, min(1.0, per_row / m), seed=seed, format=layout)
     S.data = (rng.standard_normal(S.nnz) * 4).astype(dtype) if dtype != np.complex128 else (
         rng.standard_normal(S.nnz) + 1j * rng.standard_normal(S.nnz))
     cls = sparray.CSR if layout == "csr" else sparray.CSC
