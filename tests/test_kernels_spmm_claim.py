@@ -4,6 +4,7 @@ loop's, and bad pointers and indices still caught before use."""
 
 import numba
 import numpy as np
+from random_testing import random_scipy
 import pytest
 
 from sparray.kernels.cpu import spmm as sm
@@ -189,7 +190,7 @@ def test_lean_product_finds_its_unread_columns_once(monkeypatch, nrows):
     monkeypatch.setattr(sparray._engine.jit, "ran_here", lambda key: key[0] == "matmul_dense")
     rng = np.random.default_rng(11)
     ncols = nrows + 7
-    S = sp.random(nrows, ncols, density=4 / ncols, format="coo", random_state=3)
+    S = random_scipy(nrows, ncols, 4 / ncols, seed=3, format="coo")
     S.col[S.col >= ncols - 3] = 0  # the last three columns hold no entry
     S = S.tocsr()
     S.sum_duplicates()
