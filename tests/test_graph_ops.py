@@ -90,6 +90,40 @@ def test_matmul_semirings_masks_layouts(n):
         np.testing.assert_allclose(V[S].astype(float), rv[S].astype(float), rtol=1e-6, equal_nan=True)
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_push_and_pull_give_the_same_vector(layout):
+    """Each direction of a matrix-vector product (forced, and picked by the frontier's density)
+    against the dense reference, a sparse and a dense x, masked; the transpose of the pattern a
+    layout lacks is built once and kept."""
+    from sparray.graph import _products
+
+    rng = np.random.default_rng(31)
+    Ag = ref.rand_graph(rng, 40, 33, 0.15, ref.F64)
+    A = as_sparse(Ag, layout, U, np.float64)
+    for sr in ("plus_times", "min_first", "any_secondi", "plus_minus"):
+        Z = ref.compute_dtype(sr, ref.F64, ref.F64)
+        for side, n_in, n_out in (("mxv", 33, 40), ("vxm", 40, 33)):
+            G = Ag if side == "mxv" else Ag.T()
+            for density in (0.02, 0.5, None):  # a sparse frontier, a dense-ish one, a dense x
+                present = np.ones(n_in, bool) if density is None else rng.random(n_in) < density
+                values = ref.rand_values(rng, n_in, ref.F64)
+                x = values if density is None else sp.asarray(
+                    sp.COO(np.array([np.flatnonzero(present)]), values[present], shape=(n_in,)), fill_value=U)
+                mask = rng.random(n_out) < 0.6
+                want = ref.ref_mxv(G, present, values, sr, Z, mask, False, vxm=side == "vxm")
+                for direction in ("auto", "push", "pull"):
+                    call = (lambda: sp.graph.matmul(A, x, sr, mask=mask, direction=direction)) if side == "mxv" else (
+                        lambda: sp.graph.matmul(x, A, sr, mask=mask, direction=direction))
+                    S, V = structure(call())
+                    np.testing.assert_array_equal(S, want[0], err_msg=f"{sr} {side} {density} {direction}")
+                    if not sr.startswith("any"):
+                        np.testing.assert_allclose(V[S], want[1][S], rtol=1e-12, err_msg=f"{sr} {side} {direction}")
+    if layout in ("csr", "csc"):
+        assert _products._TRANSPOSED.get(A.col_indices if layout == "csr" else A.row_indices) is not None
+    with pytest.raises(ValueError, match="direction"):
+        sp.graph.matmul(A, np.ones(33), direction="sideways")
+
+
 def test_accumulate_replace_and_out():
     rng = np.random.default_rng(20)
     Ag, Bg, Cg, Mg = (ref.rand_graph(rng, 6, 6, 0.4, ref.F64) for _ in range(4))

@@ -199,8 +199,10 @@ def vxm_generic(xp, crow, col, values, ncols, x, x_present, semiring, mask, mask
         if sidx.shape[0]:
             pos = xp.clip(xp.searchsorted(sidx, rows), 0, sidx.shape[0] - 1)
             here = xp.take(sidx, pos) == rows
-        else:
+        else:  # an empty x: no row is read (a value of 0 stands in for the dropped products)
             pos, here = xp.zeros_like(rows), xp.zeros(rows.shape, dtype=xp.bool)
+            x = None if x is None else xp.zeros((1,), dtype=x.dtype)
+            order = xp.zeros((1,), dtype=xp.int64)
         xv = None if x is None else xp.take(xp.take(x, order), pos)
     else:
         here = None if x_present is None else xp.take(xp.astype(x_present, xp.bool), rows)

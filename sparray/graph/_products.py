@@ -15,9 +15,15 @@ products ⊗; ``kernels/semirings.py`` has every monoid and multiply op), then w
 - outside the mask C's entries stay, unless ``replace=True`` (then they go).
 
 Operands: A and B sparse matrices (any layout, any fill: it is never read), a dense or sparse
-vector on either side (``A @ x``: pull, one dot product per row; ``x @ A``: push, scattering
-along the rows x names: with a sparse x only those rows are read, the BFS step), or a dense
-matrix on one side (every element an entry). Results: a CSR (matrices) or a 1-d COO (vectors)
+vector on either side, or a dense matrix on one side (every element an entry). A product with a
+vector runs in one of two directions (``direction="auto"``, or ``"push"``/``"pull"`` to force
+one): *push* scatters each entry of x along A's row (``x @ A``) or column (``A @ x``) it names,
+reading only those; *pull* computes each output element as one dot product. ``auto`` pushes a
+sparse x holding at most 1/16 of its elements (a BFS frontier) and pulls a denser or dense one
+(Beamer's switch). A form the matrix's layout does not hold (a CSR's columns, a CSC's rows)
+comes from the transpose of its pattern, built once and kept while A's index arrays live (one
+more copy of the pattern in memory); multiply ops with no swapped twin (``minus``, ``div``,
+positional ops) keep the direction their product is written in. Results: a CSR (matrices) or a 1-d COO (vectors)
 with an undefined fill. Values of two operands that the multiply op reads are cast to one dtype.
 
 >>> import numpy as np, sparray
@@ -35,6 +41,7 @@ from .._core import dtypes as _dtypes
 from .._core.namespace import is_array, namespace_of
 from .._engine import dispatch as _dispatch
 from ..kernels import semirings as T
+from ..kernels._kept import KeptPerArray
 from ._ewise import ewise_add
 from ._parts import (
     csr_result, dense_matrix_parts, mask_matrix, mask_vector, matrix_parts, vector_parts, vector_result,
@@ -44,7 +51,7 @@ __all__ = ["matmul"]
 
 
 def matmul(A, B, semiring="plus_times", *, mask=None, complement=False, structural=True, accumulate=None, replace=False,
-           out=None):
+           out=None, direction="auto"):
     sr = T.semiring(semiring)
     sa, sb = isinstance(A, SparseArray), isinstance(B, SparseArray)
     for name, x in (("A", A), ("B", B)):
@@ -57,9 +64,9 @@ def matmul(A, B, semiring="plus_times", *, mask=None, complement=False, structur
     if A.ndim == 2 and B.ndim == 2:
         Tm = _mxm(xp, sr, A, B, mask, complement, structural)
     elif A.ndim == 2 and B.ndim == 1:
-        Tm = _mxv(xp, sr, A, B, mask, complement, structural)
+        Tm = _mxv(xp, sr, A, B, mask, complement, structural, direction)
     elif A.ndim == 1 and B.ndim == 2:
-        Tm = _vxm(xp, sr, A, B, mask, complement, structural)
+        Tm = _vxm(xp, sr, A, B, mask, complement, structural, direction)
     else:
         raise ValueError(f"sparray.graph.matmul: operands must be matrices or a matrix and a vector; got shapes "
                          f"{tuple(A.shape)} and {tuple(B.shape)}")
@@ -101,11 +108,79 @@ def _mxm(xp, sr, A, B, mask, complement, structural):
     return csr_result(xp, crow, col, values, shape)
 
 
-def _mxv(xp, sr, A, x, mask, complement, structural):
+#: a sparse frontier with at most 1/PUSH_RATIO of the vector's elements is pushed (scattered
+#: along the rows it names), a denser one or a dense vector pulled (one dot product per output
+#: element): Beamer's direction switch (GAP's BFS switches at a ratio of 14-24)
+PUSH_RATIO = 16
+
+#: the other orientation of a matrix's pattern, kept per minor index array while it lives: the
+#: CSR parts of A.T's pattern and the permutation that takes A's values there (docs/graphs.md)
+_TRANSPOSED = KeptPerArray()
+
+
+def _direction(direction, x, n):
+    if direction not in ("auto", "push", "pull"):
+        raise ValueError(f"sparray.graph.matmul: direction must be 'auto', 'push' or 'pull'; got {direction!r}")
+    if direction != "auto":
+        return direction
+    if isinstance(x, SparseArray) and x.nse * PUSH_RATIO <= n:
+        return "push"
+    return "pull"
+
+
+def _rows_of(xp, A, transposed):
+    """CSR parts ``(crow, col, values)`` of A (``transposed``: of A.T) from the form A holds (a
+    CSR's own, a CSC's as its transpose's CSR, other layouts converted to CSR), the other
+    orientation from the transpose of the pattern kept for A's index array (built once)."""
+    if A.layout == "csc":
+        own, nminor, own_is_transposed = matrix_parts(A.mT), int(A.shape[0]), True
+    else:
+        own, nminor, own_is_transposed = matrix_parts(A), int(A.shape[1]), False
+    if own_is_transposed == transposed:
+        return own
+    crow, col, values = own
+    kept = _TRANSPOSED.get(col)
+    if kept is None:
+        nmajor = int(crow.shape[0]) - 1
+        positions = xp.reshape(xp.arange(int(col.shape[0]), dtype=xp.int64), (-1, 1))
+        t_crow, t_col, perm = _dispatch.call("transpose_compressed", "csr", xp, crow, col, positions, 1, nmajor, nminor,
+                                             col.dtype, work=int(col.shape[0]) + nmajor)
+        kept = (t_crow, t_col, perm[:, 0])
+        _TRANSPOSED.put(col, kept)
+    return kept[0], kept[1], xp.take(values, kept[2])
+
+
+def _mxv(xp, sr, A, x, mask, complement, structural, direction):
     if not isinstance(A, SparseArray):
         raise TypeError("sparray.graph.matmul: a dense matrix times a vector has no sparse operand")
-    crow, col, values = matrix_parts(A)
     M, K = (int(s) for s in A.shape)
+    vector_parts(x, K)  # the vector's checks
+    flip = T.flipped(sr)
+    way = _direction(direction, x, K)
+    if flip is None and way == "push":
+        way = "pull"  # no swapped op (minus, div, positional): the pull form only
+    if way == "push":  # A @ x = x @ A.T with the operands swapped
+        return _push(xp, flip, x, _rows_of(xp, A, True), K, M, mask, complement, structural)
+    return _pull(xp, sr, _rows_of(xp, A, False), x, M, K, mask, complement, structural)
+
+
+def _vxm(xp, sr, x, A, mask, complement, structural, direction):
+    if not isinstance(A, SparseArray):
+        raise TypeError("sparray.graph.matmul: a vector times a dense matrix has no sparse operand")
+    M, N = (int(s) for s in A.shape)
+    vector_parts(x, M)
+    flip = T.flipped(sr)
+    way = _direction(direction, x, M)
+    if flip is None and way == "pull":
+        way = "push"
+    if way == "pull":  # x @ A = A.T @ x with the operands swapped
+        return _pull(xp, flip, _rows_of(xp, A, True), x, N, M, mask, complement, structural)
+    return _push(xp, sr, x, _rows_of(xp, A, False), M, N, mask, complement, structural)
+
+
+def _pull(xp, sr, parts, x, M, K, mask, complement, structural):
+    """``y = A @ x`` (A's CSR ``parts``, M x K) by one dot product per row."""
+    crow, col, values = parts
     xv, x_present, x_indices = vector_parts(x, K)
     if x_indices is not None:  # a sparse x in a pull product: its bitmap
         x_present, xv = mask_vector(x, K, True)[0], _scattered(xp, xv, x_indices, K)
@@ -116,11 +191,9 @@ def _mxv(xp, sr, A, x, mask, complement, structural):
     return vector_result(xp, y, present)
 
 
-def _vxm(xp, sr, x, A, mask, complement, structural):
-    if not isinstance(A, SparseArray):
-        raise TypeError("sparray.graph.matmul: a vector times a dense matrix has no sparse operand")
-    crow, col, values = matrix_parts(A, name="B")
-    M, N = (int(s) for s in A.shape)
+def _push(xp, sr, x, parts, M, N, mask, complement, structural):
+    """``y = x @ A`` (A's CSR ``parts``, M x N) by scattering x's entries along A's rows."""
+    crow, col, values = parts
     xv, x_present, x_indices = vector_parts(x, M)
     mp, mv = mask_vector(mask, N, structural)
     xv, av = _values_for(sr, xv, values)

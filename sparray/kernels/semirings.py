@@ -46,7 +46,7 @@ import numpy as np
 __all__ = [
     "INDEX_OPS", "MONOIDS", "MULTIPLIES", "POSITIONAL_RULES", "SELECT_RULES", "SEMIRINGS", "VALUE_DTYPES",
     "Monoid", "Multiply", "Semiring",
-    "identity", "result_dtype", "semiring", "terminal",
+    "COMMUTATIVE", "flipped", "identity", "result_dtype", "semiring", "terminal",
 ]  # fmt: skip
 
 #: value dtypes the graph kernels compute in
@@ -181,6 +181,28 @@ def terminal(monoid, dtype):
         return None
     table = {"times": 0, "min": lo, "max": hi, "lor": 1, "land": 0}
     return dtype.type(table[name])
+
+
+#: multiply ops whose operands may be swapped (a * b = b * a)
+COMMUTATIVE = frozenset({"times", "plus", "pair", "min", "max", "land", "lor"})
+_SWAPPED = {"first": "second", "second": "first"}
+
+
+def flipped(sr):
+    """The semiring whose multiply takes its operands the other way round (``a (x)' b = b (x) a``):
+    what a product computed through the transpose needs (``A @ x`` as ``x @ A.T``); None where
+    no op of the table is that (``minus``, ``div``, the positional ops).
+
+    >>> flipped("min_first").name, flipped("plus_times").name, flipped("plus_minus")
+    ('min_second', 'plus_times', None)
+    """
+    sr = semiring(sr)
+    name = sr.multiply.name
+    if name in COMMUTATIVE:
+        return sr
+    if name in _SWAPPED:
+        return semiring(f"{sr.monoid.name}_{_SWAPPED[name]}")
+    return None
 
 
 def result_dtype(sr, first_dtype, second_dtype, dtype=None) -> np.dtype:
