@@ -95,7 +95,7 @@ def test_push_and_pull_give_the_same_vector(layout):
     """Each direction of a matrix-vector product (forced, and picked by the frontier's density)
     against the dense reference, a sparse and a dense x, masked; the transpose of the pattern a
     layout lacks is built once and kept."""
-    from sparray.graph import _products
+    from sparray.graph import _parts
 
     rng = np.random.default_rng(31)
     Ag = ref.rand_graph(rng, 40, 33, 0.15, ref.F64)
@@ -119,7 +119,7 @@ def test_push_and_pull_give_the_same_vector(layout):
                     if not sr.startswith("any"):
                         np.testing.assert_allclose(V[S], want[1][S], rtol=1e-12, err_msg=f"{sr} {side} {direction}")
     if layout in ("csr", "csc"):
-        assert _products._TRANSPOSED.get(A.col_indices if layout == "csr" else A.row_indices) is not None
+        assert _parts._TRANSPOSED.get(A.col_indices if layout == "csr" else A.row_indices) is not None
     with pytest.raises(ValueError, match="direction"):
         sp.graph.matmul(A, np.ones(33), direction="sideways")
 

@@ -16,11 +16,14 @@ import math
 from .._array.base import SparseArray
 from .._array.coo import COO
 from .._array.compressed import CSR
+from .._core.iso import iso_element
 from .._core.keys import index_dtype_for, linear_keys
-from .._core.namespace import is_array, namespace_of
+from .._core.namespace import backend_kind, is_array, namespace_of
+from .._engine import dispatch as _dispatch
 from .._functions.undefined import undefined_fill
+from ..kernels._kept import KeptPerArray
 
-__all__ = ["matrix_parts", "vector_parts", "csr_result", "vector_result", "dense_matrix_parts", "mask_matrix", "mask_vector"]
+__all__ = ["matrix_parts", "row_parts", "vector_parts", "csr_result", "vector_result", "dense_matrix_parts", "mask_matrix", "mask_vector"]
 
 
 def _check_matrix(who, A, name="A"):
@@ -45,6 +48,43 @@ def matrix_parts(A, who="matmul", name="A"):
         B = B.to_layout("csr")
     B._check_contents()
     return B._cidx, B._pidx, B._values
+
+
+#: the other orientation of a matrix, kept while its arrays live: per minor index array the CSR
+#: pattern of the transpose and the permutation that takes values there, per values array the
+#: permuted values (one more copy of the matrix in memory, built on first use)
+_TRANSPOSED = KeptPerArray()
+_TRANSPOSED_VALUES = KeptPerArray()
+
+
+def row_parts(A, transposed=False, who="matmul"):
+    """CSR parts ``(crow, col, values)`` of A's rows (``transposed``: of A.T's rows, i.e. A's
+    columns): a CSR's own and a CSC's transpose's come as they are; the other orientation from
+    the transpose kept for A's arrays (the first call transposes). Other layouts: converted to CSR."""
+    _check_matrix(who, A)
+    if A.layout == "csc":
+        own, nminor, own_is_transposed = matrix_parts(A.mT, who), int(A.shape[0]), True
+    else:
+        own, nminor, own_is_transposed = matrix_parts(A, who), int(A.shape[1]), False
+    if own_is_transposed == transposed:
+        return own
+    xp = A._xp
+    crow, col, values = own
+    kept = _TRANSPOSED.get(col)
+    if kept is None:
+        nmajor = int(crow.shape[0]) - 1
+        positions = xp.reshape(xp.arange(int(col.shape[0]), dtype=xp.int64), (-1, 1))
+        t_crow, t_col, perm = _dispatch.call("transpose_compressed", "csr", xp, crow, col, positions, 1, nmajor, nminor,
+                                             col.dtype, work=int(col.shape[0]) + nmajor)
+        kept = (t_crow, t_col, perm[:, 0])
+        _TRANSPOSED.put(col, kept)
+    if values is None or iso_element(values) is not None:  # iso values: the same one element everywhere
+        return kept[0], kept[1], values
+    t_values = _TRANSPOSED_VALUES.get(values)
+    if t_values is None or t_values[0] is not kept:
+        t_values = (kept, xp.take(values, kept[2]))
+        _TRANSPOSED_VALUES.put(values, t_values)
+    return kept[0], kept[1], t_values[1]
 
 
 def dense_matrix_parts(xp, X):
@@ -123,6 +163,10 @@ def csr_result(xp, crow, col, values, shape):
 def vector_result(xp, y, present):
     """A 1-d COO of ``y`` where ``present``, fill undefined."""
     n = int(y.shape[0])
+    if backend_kind(xp) == "numba" and n and bool(xp.all(present)):  # full (a dense x's pull): y as it is
+        idt = index_dtype_for(xp, (n,), n)
+        return COO._from_parts(xp, xp.reshape(xp.arange(n, dtype=idt), (1, n)), y, (n,), undefined_fill(xp, y.dtype),
+                               coalesced=True)
     keys = xp.astype(xp.nonzero(present)[0], xp.int64)
     idt = index_dtype_for(xp, (n,), keys.shape[0])
     return COO._from_parts(xp, xp.reshape(xp.astype(keys, idt), (1, keys.shape[0])), xp.take(y, keys), (n,),

@@ -21,8 +21,8 @@ one): *push* scatters each entry of x along A's row (``x @ A``) or column (``A @
 reading only those; *pull* computes each output element as one dot product. ``auto`` pushes a
 sparse x holding at most 1/16 of its elements (a BFS frontier) and pulls a denser or dense one
 (Beamer's switch). A form the matrix's layout does not hold (a CSR's columns, a CSC's rows)
-comes from the transpose of its pattern, built once and kept while A's index arrays live (one
-more copy of the pattern in memory); multiply ops with no swapped twin (``minus``, ``div``,
+comes from its transpose, built on first use and kept while A's arrays live (one more copy of
+the matrix in memory: ``_parts.row_parts``); multiply ops with no swapped twin (``minus``, ``div``,
 positional ops) keep the direction their product is written in. Results: a CSR (matrices) or a 1-d COO (vectors)
 with an undefined fill. Values of two operands that the multiply op reads are cast to one dtype.
 
@@ -41,10 +41,9 @@ from .._core import dtypes as _dtypes
 from .._core.namespace import is_array, namespace_of
 from .._engine import dispatch as _dispatch
 from ..kernels import semirings as T
-from ..kernels._kept import KeptPerArray
 from ._ewise import ewise_add
 from ._parts import (
-    csr_result, dense_matrix_parts, mask_matrix, mask_vector, matrix_parts, vector_parts, vector_result,
+    csr_result, dense_matrix_parts, mask_matrix, mask_vector, matrix_parts, row_parts, vector_parts, vector_result,
 )  # fmt: skip
 
 __all__ = ["matmul"]
@@ -113,11 +112,6 @@ def _mxm(xp, sr, A, B, mask, complement, structural):
 #: element): Beamer's direction switch (GAP's BFS switches at a ratio of 14-24)
 PUSH_RATIO = 16
 
-#: the other orientation of a matrix's pattern, kept per minor index array while it lives: the
-#: CSR parts of A.T's pattern and the permutation that takes A's values there (docs/graphs.md)
-_TRANSPOSED = KeptPerArray()
-
-
 def _direction(direction, x, n):
     if direction not in ("auto", "push", "pull"):
         raise ValueError(f"sparray.graph.matmul: direction must be 'auto', 'push' or 'pull'; got {direction!r}")
@@ -126,28 +120,6 @@ def _direction(direction, x, n):
     if isinstance(x, SparseArray) and x.nse * PUSH_RATIO <= n:
         return "push"
     return "pull"
-
-
-def _rows_of(xp, A, transposed):
-    """CSR parts ``(crow, col, values)`` of A (``transposed``: of A.T) from the form A holds (a
-    CSR's own, a CSC's as its transpose's CSR, other layouts converted to CSR), the other
-    orientation from the transpose of the pattern kept for A's index array (built once)."""
-    if A.layout == "csc":
-        own, nminor, own_is_transposed = matrix_parts(A.mT), int(A.shape[0]), True
-    else:
-        own, nminor, own_is_transposed = matrix_parts(A), int(A.shape[1]), False
-    if own_is_transposed == transposed:
-        return own
-    crow, col, values = own
-    kept = _TRANSPOSED.get(col)
-    if kept is None:
-        nmajor = int(crow.shape[0]) - 1
-        positions = xp.reshape(xp.arange(int(col.shape[0]), dtype=xp.int64), (-1, 1))
-        t_crow, t_col, perm = _dispatch.call("transpose_compressed", "csr", xp, crow, col, positions, 1, nmajor, nminor,
-                                             col.dtype, work=int(col.shape[0]) + nmajor)
-        kept = (t_crow, t_col, perm[:, 0])
-        _TRANSPOSED.put(col, kept)
-    return kept[0], kept[1], xp.take(values, kept[2])
 
 
 def _mxv(xp, sr, A, x, mask, complement, structural, direction):
@@ -160,8 +132,8 @@ def _mxv(xp, sr, A, x, mask, complement, structural, direction):
     if flip is None and way == "push":
         way = "pull"  # no swapped op (minus, div, positional): the pull form only
     if way == "push":  # A @ x = x @ A.T with the operands swapped
-        return _push(xp, flip, x, _rows_of(xp, A, True), K, M, mask, complement, structural)
-    return _pull(xp, sr, _rows_of(xp, A, False), x, M, K, mask, complement, structural)
+        return _push(xp, flip, x, row_parts(A, True), K, M, mask, complement, structural)
+    return _pull(xp, sr, row_parts(A, False), x, M, K, mask, complement, structural)
 
 
 def _vxm(xp, sr, x, A, mask, complement, structural, direction):
@@ -174,8 +146,8 @@ def _vxm(xp, sr, x, A, mask, complement, structural, direction):
     if flip is None and way == "pull":
         way = "push"
     if way == "pull":  # x @ A = A.T @ x with the operands swapped
-        return _pull(xp, flip, _rows_of(xp, A, True), x, N, M, mask, complement, structural)
-    return _push(xp, sr, x, _rows_of(xp, A, False), M, N, mask, complement, structural)
+        return _pull(xp, flip, row_parts(A, True), x, N, M, mask, complement, structural)
+    return _push(xp, sr, x, row_parts(A, False), M, N, mask, complement, structural)
 
 
 def _pull(xp, sr, parts, x, M, K, mask, complement, structural):

@@ -13,7 +13,7 @@ from .._array.coo import COO
 from .._engine import dispatch as _dispatch
 from .._functions.undefined import undefined_fill
 from ..kernels import semirings as T
-from ._parts import matrix_parts, vector_parts, vector_result
+from ._parts import matrix_parts, row_parts, vector_parts, vector_result
 
 __all__ = ["reduce"]
 
@@ -34,13 +34,15 @@ def reduce(A, monoid="plus", axis=None):
         crow = xp.asarray([0, n], dtype=xp.int64)
         col = xp.zeros((n,), dtype=xp.int64)
         return _scalar(xp, *_dispatch.call("graph_reduce", "csr", xp, crow, col, values, monoid, None, 1, None, work=n))
-    crow, col, values = matrix_parts(A, "reduce")
     if axis is None:
+        crow, col, values = matrix_parts(A, "reduce")
         return _scalar(xp, *_dispatch.call("graph_reduce", "csr", xp, crow, col, values, monoid, None, A.shape[1], None,
                                            work=int(col.shape[0])))
     if axis not in (0, 1, -1, -2):
         raise ValueError(f"sparray.graph.reduce: axis must be None, 0 or 1 for a matrix; got {axis!r}")
-    y, present = _dispatch.call("graph_reduce", "csr", xp, crow, col, values, monoid, axis, A.shape[1], None,
+    # both axes as rows: A's own (axis 1) or its columns' (axis 0, A.T's rows, kept after a first transpose)
+    crow, col, values = row_parts(A, transposed=axis in (0, -2), who="reduce")
+    y, present = _dispatch.call("graph_reduce", "csr", xp, crow, col, values, monoid, 1, int(crow.shape[0]) - 1, None,
                                 work=int(col.shape[0]))
     return vector_result(xp, y, present)
 
