@@ -112,6 +112,7 @@ def _mxm(xp, sr, A, B, mask, complement, structural):
 #: element): Beamer's direction switch (GAP's BFS switches at a ratio of 14-24)
 PUSH_RATIO = 16
 
+
 def _direction(direction, x, n):
     if direction not in ("auto", "push", "pull"):
         raise ValueError(f"sparray.graph.matmul: direction must be 'auto', 'push' or 'pull'; got {direction!r}")
@@ -126,7 +127,6 @@ def _mxv(xp, sr, A, x, mask, complement, structural, direction):
     if not isinstance(A, SparseArray):
         raise TypeError("sparray.graph.matmul: a dense matrix times a vector has no sparse operand")
     M, K = (int(s) for s in A.shape)
-    vector_parts(x, K)  # the vector's checks
     flip = T.flipped(sr)
     way = _direction(direction, x, K)
     if flip is None and way == "push":
@@ -140,7 +140,6 @@ def _vxm(xp, sr, x, A, mask, complement, structural, direction):
     if not isinstance(A, SparseArray):
         raise TypeError("sparray.graph.matmul: a vector times a dense matrix has no sparse operand")
     M, N = (int(s) for s in A.shape)
-    vector_parts(x, M)
     flip = T.flipped(sr)
     way = _direction(direction, x, M)
     if flip is None and way == "pull":
@@ -153,9 +152,10 @@ def _vxm(xp, sr, x, A, mask, complement, structural, direction):
 def _pull(xp, sr, parts, x, M, K, mask, complement, structural):
     """``y = A @ x`` (A's CSR ``parts``, M x K) by one dot product per row."""
     crow, col, values = parts
-    xv, x_present, x_indices = vector_parts(x, K)
-    if x_indices is not None:  # a sparse x in a pull product: its bitmap
-        x_present, xv = mask_vector(x, K, True)[0], _scattered(xp, xv, x_indices, K)
+    if isinstance(x, SparseArray):  # a sparse x in a pull product: its bitmap and values (0 where absent)
+        x_present, xv = mask_vector(x, K, True)
+    else:
+        xv, x_present, _ = vector_parts(x, K)
     mp, mv = mask_vector(mask, M, structural)
     av, xv = _values_for(sr, values, xv)
     y, present = _dispatch.call("semiring_mxv", "csr", xp, crow, col, av, xv, x_present, sr.name, mp, mv, complement,
@@ -174,18 +174,8 @@ def _push(xp, sr, x, parts, M, N, mask, complement, structural):
     return vector_result(xp, y, present)
 
 
-def _scattered(xp, values, indices, n):
-    """Dense (n,) values of a sparse vector (0 where absent), by a gather."""
-    every = xp.arange(n, dtype=xp.int64)
-    if indices.shape[0] == 0:
-        return xp.zeros((n,), dtype=values.dtype)
-    pos = xp.clip(xp.searchsorted(indices, every), 0, indices.shape[0] - 1)
-    return xp.where(xp.take(indices, pos) == every, xp.take(values, pos), xp.zeros((), dtype=values.dtype))
-
-
 def _write(Tm, out, mask, complement, structural, accumulate, replace):
     """``C<mask, accumulate, replace> = T`` (see the module docstring)."""
-    from ._ewise import ewise_mult  # noqa: F401  (the union below is ewise_add's)
     from ._select import keep_where
 
     if out is None:
