@@ -119,26 +119,30 @@ def canonical(labels):
     return rank[np.searchsorted(np.unique(labels), labels)]
 
 
-def pagerank_ref(W, damping=0.85, tol=1e-12, max_iter=1000):
+def pagerank_ref(W, damping=0.85, tol=1e-12, max_iter=1000, p=None, start=None, dangling=None):
     """networkx's power iteration (``_pagerank_scipy``) in NumPy, to a tight tolerance."""
     M = W.toarray()
     n = M.shape[0]
     s = M.sum(axis=1)
     P = np.where(s[:, None] > 0, M / np.where(s > 0, s, 1)[:, None], 0.0)
-    x = np.full(n, 1.0 / n)
+    p = np.full(n, 1.0 / n) if p is None else p / p.sum()
+    d = p if dangling is None else dangling / dangling.sum()
+    x = np.full(n, 1.0 / n) if start is None else start / start.sum()
     for _ in range(max_iter):
-        new = damping * (x @ P + x[s == 0].sum() / n) + (1 - damping) / n
+        new = damping * (x @ P + x[s == 0].sum() * d) + (1 - damping) * p
         if np.abs(new - x).sum() < tol:
             return new
         x = new
     return x
 
 
-def triangles_ref(W):
+def triangles_ref(W, per_vertex=False):
     S = ((W + W.T) != 0).astype(np.int64).tolil()
     S.setdiag(0)
     S = S.tocsr()
     S.eliminate_zeros()
+    if per_vertex:
+        return np.asarray((S @ S).multiply(S).sum(axis=1)).ravel() // 2
     return int((S @ S).multiply(S).sum()) // 6
 
 
@@ -341,6 +345,30 @@ def test_pagerank_networkx_conventions(backend):
         g.pagerank(A, tol=1e-15, max_iter=2)
 
 
+@pytest.mark.parametrize("backend", ["numba", "generic"])
+def test_pagerank_personalization_nstart_dangling(backend):
+    rng = np.random.default_rng(3)
+    with sp.use_backend(backend):
+        for seed, kind in enumerate(KINDS):
+            n, r, c, w = graph(kind, 420 + seed)
+            W = reference(n, r, c, w)
+            A = as_sparray(n, r, c, w, "csc", U)
+            p, x0, d = rng.random(n), rng.random(n), rng.random(n)
+            p[: n // 2] = 0.0  # zeros allowed, not all of them
+            for kwargs, ref in (({"personalization": p}, {"p": p}), ({"nstart": x0}, {"start": x0}),
+                                ({"dangling": d}, {"dangling": d}),
+                                ({"personalization": p, "dangling": d, "nstart": x0}, {"p": p, "dangling": d,
+                                                                                     "start": x0})):
+                got = g.pagerank(A, tol=1e-12, max_iter=1000, **kwargs)
+                np.testing.assert_allclose(got, pagerank_ref(W, **ref), atol=1e-9, err_msg=f"{kind} {list(kwargs)}")
+    with pytest.raises(ValueError, match="personalization must be a 1-d array of"):
+        g.pagerank(A, personalization=np.ones(n + 1))
+    with pytest.raises(ValueError, match="not all 0"):
+        g.pagerank(A, personalization=np.zeros(n))
+    with pytest.raises(ValueError, match="dangling must hold finite weights >= 0"):
+        g.pagerank(A, dangling=-np.ones(n))
+
+
 def test_against_networkx():
     nx = pytest.importorskip("networkx")
     for seed, kind in enumerate(KINDS):
@@ -381,8 +409,15 @@ def test_triangle_count(backend):
             for A in (as_sparray(n, r, c, w, "coo", U), sp.asarray(W + W.T), sp.asarray(ss.triu(W + W.T).tocsr())):
                 assert g.triangle_count(A, info=info) == want, kind
             assert info["iterations"] == 1 and info["edges"] == ss.triu((W + W.T) != 0, 1).nnz
+            for layout, fill in (("csr", U), ("csc", 0.0), ("coo", np.nan)):  # per vertex, as networkx's triangles
+                A = as_sparray(n, r, c, w, layout, fill)
+                info = {}
+                got = g.triangle_count(A, per_vertex=True, info=info)
+                np.testing.assert_array_equal(got, triangles_ref(W, per_vertex=True), err_msg=f"{kind} {layout}")
+                assert got.dtype == np.int64 and info["iterations"] == 2
         K = sp.asarray(np.ones((6, 6)), layout="csr")  # K6 with self-loops: C(6, 3) triangles
         assert g.triangle_count(K) == 20
+        assert g.triangle_count(K, per_vertex=True).tolist() == [10] * 6
         assert g.triangle_count(sp.asarray(np.zeros((5, 5)), layout="csr")) == 0
 
 
@@ -501,6 +536,15 @@ def test_on_the_simulated_device(layout):
         assert g.triangle_count(A, info=info) == triangles_ref(W)
     mine, _, other = _reads(counts)
     assert mine == 1 and not other
+    with simulated.counting() as counts:
+        per = g.triangle_count(A, per_vertex=True)
+    assert simulated.is_simulated(per)
+    np.testing.assert_array_equal(per.get(), triangles_ref(W, per_vertex=True))
+    with simulated.counting() as counts:
+        got = g.pagerank(A, personalization=np.arange(W.shape[0], dtype=np.float64), tol=1e-10, max_iter=500)
+    assert simulated.is_simulated(got)
+    np.testing.assert_allclose(got.get(), pagerank_ref(W, p=np.arange(W.shape[0], dtype=np.float64), tol=1e-13),
+                               atol=1e-9)
 
 
 @requires_gxx

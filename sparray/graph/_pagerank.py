@@ -9,7 +9,9 @@ conventions are networkx's, so results agree with ``networkx.pagerank(G)`` to it
 - a *dangling* vertex (no out-edge, or out-weights summing to 0) sends its rank to every vertex
   equally (networkx's default ``dangling=None``: the uniform personalization); GAP's reference
   drops that rank instead, which makes the ranks sum to less than 1;
-- the start is uniform and ``x = damping * (x A' + dangling mass / n) + (1 - damping) / n``;
+- the start is uniform and ``x = damping * (x A' + dangling mass * d) + (1 - damping) * p``, with
+  the teleport distribution ``p`` uniform and ``d = p`` unless given (networkx's
+  ``personalization``, ``dangling`` and ``nstart``, each normalised to sum 1);
 - the iteration stops when ``sum |x_new - x| < tol`` (the L1 change, GAP's test with its
   default 1e-4); networkx compares with ``n * tol`` instead (its default tol 1e-6 a vertex), so
   ``networkx.pagerank(G, tol=t)`` stops where ``pagerank(A, tol=n * t)`` does, with the same
@@ -24,13 +26,18 @@ conventions are networkx's, so results agree with ``networkx.pagerank(G)`` to it
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from ._adjacency import ConvergenceError, graph_of, new_info, read_host
 from ._frontier import pull
 
 __all__ = ["pagerank"]
 
 
-def pagerank(A, *, damping=0.85, tol=1e-4, max_iter=100, weighted=True, info=None):
+def pagerank(A, *, damping=0.85, tol=1e-4, max_iter=100, weighted=True, personalization=None, nstart=None,
+             dangling=None, info=None):
     """PageRank of the vertices of the graph A (``A[i, j]``: the edge i -> j and its weight).
 
     Parameters
@@ -41,6 +48,11 @@ def pagerank(A, *, damping=0.85, tol=1e-4, max_iter=100, weighted=True, info=Non
     tol, max_iter : stop when the L1 change of an iteration is below ``tol``; raise
         :class:`ConvergenceError` after ``max_iter`` iterations without it.
     weighted : False: every edge has weight 1.
+    personalization : the teleport distribution, a 1-d array of n non-negative weights (scaled to
+        sum 1; they must not all be 0), default uniform.
+    nstart : the starting ranks, n non-negative weights (scaled to sum 1), default uniform.
+    dangling : where a dangling vertex's rank goes, n non-negative weights (scaled to sum 1),
+        default ``personalization``.
     info : a dict to fill: ``iterations``, ``errors`` (the L1 change of each iteration),
         ``converged``.
 
@@ -62,12 +74,15 @@ def pagerank(A, *, damping=0.85, tol=1e-4, max_iter=100, weighted=True, info=Non
     if n == 0:
         info["converged"] = True
         return xp.zeros((0,), dtype=f64, device=dev)
-    semiring, parts, dangling, inv = G.kept(("pagerank", bool(weighted)), lambda: _walk(G, weighted))
-    x = xp.full((n,), 1.0 / n, dtype=f64, device=dev)
+    semiring, parts, is_dangling, inv = G.kept(("pagerank", bool(weighted)), lambda: _walk(G, weighted))
+    p = _distribution(xp, dev, personalization, n, "personalization", 1.0 / n)
+    d = p if dangling is None else _distribution(xp, dev, dangling, n, "dangling", None)
+    x = _distribution(xp, dev, nstart, n, "nstart", None)
+    x = xp.full((n,), 1.0 / n, dtype=f64, device=dev) if x is None else x
     for it in range(1, int(max_iter) + 1):
         y, present = pull(parts, n, x * inv, None, semiring, xp=xp)
-        lost = xp.sum(xp.where(dangling, x, 0.0))
-        new = damping * (xp.where(present, y, 0.0) + lost / n) + (1.0 - damping) / n
+        lost = xp.sum(xp.where(is_dangling, x, 0.0))
+        new = damping * (xp.where(present, y, 0.0) + lost * d) + (1.0 - damping) * p
         (err,) = read_host(xp, xp.sum(xp.abs(new - x)))
         x = new
         info["iterations"] = it
@@ -77,6 +92,23 @@ def pagerank(A, *, damping=0.85, tol=1e-4, max_iter=100, weighted=True, info=Non
             return x
     raise ConvergenceError(f"sparray.graph.pagerank: no convergence to tol={tol} in {max_iter} iterations (last L1 "
                            f"change {info['errors'][-1]:.3g}, needed < {tol:.3g})")
+
+
+def _distribution(xp, dev, w, n, name, uniform):
+    """The weights ``w`` (n of them, >= 0, not all 0) scaled to sum 1; ``uniform`` (a float) when w is None."""
+    if w is None:
+        return uniform
+    from .._core.namespace import to_numpy
+
+    host = np.asarray(w if isinstance(w, (list, tuple)) else to_numpy(w), dtype=np.float64)  # a setup read
+    if host.shape != (n,):
+        raise ValueError(f"sparray.graph.pagerank: {name} must be a 1-d array of {n} weights (one per vertex); got "
+                         f"shape {host.shape}")
+    total = float(host.sum())
+    if not (np.all(host >= 0) and total > 0 and math.isfinite(total)):
+        raise ValueError(f"sparray.graph.pagerank: {name} must hold finite weights >= 0, not all 0; got sum {total} "
+                         f"and least {host.min() if n else 'none'}")
+    return xp.asarray(host / total, device=dev)
 
 
 def _walk(G, weighted):

@@ -15,8 +15,13 @@ undirected graph of its edges.
 
 >>> import numpy as np, sparray
 >>> K4 = sparray.asarray(np.ones((4, 4)) - np.eye(4), layout="csr")   # 4 triangles
->>> triangle_count(K4)
-4
+>>> triangle_count(K4), triangle_count(K4, per_vertex=True).tolist()
+(4, [3, 3, 3, 3])
+
+Per vertex (``per_vertex=True``, networkx's ``triangles``) a second masked product attributes
+each triangle's middle vertex: with ``i > k > j``, ``C = (L plus.pair L)<L>`` holds it at
+``C(i, j)`` (its largest and least vertices: C's row and column sums), and ``M = (L plus.pair
+L.T)<L>`` at ``M(i, k)`` (its middle: M's column sums).
 """
 
 from __future__ import annotations
@@ -25,29 +30,34 @@ from .._array.coo import COO
 from .._functions.undefined import undefined_fill
 from ._adjacency import graph_of, new_info, read_host
 from ._products import matmul
+from ._reduce import reduce
 from ._select import select
 
 __all__ = ["triangle_count"]
 
 
-def triangle_count(A, *, info=None):
-    """The number of triangles of the undirected graph of A.
+def triangle_count(A, *, per_vertex=False, info=None):
+    """The number of triangles of the undirected graph of A (per vertex on request).
 
     Parameters
     ----------
     A : the adjacency matrix, any layout and fill (``sparray.graph.as_graph`` says which elements
         are edges); the graph is undirected: {i, j} is an edge when A[i, j] or A[j, i] is one
         (a symmetric A is the usual form). Self-loops and weights are ignored.
+    per_vertex : False (default): the total; True: the number of triangles each vertex is in,
+        int64 on A's device, shape (n,) (networkx's ``triangles``; they sum to 3 times the total).
     info : a dict to fill: ``iterations`` (1), ``edges`` (undirected edges, self-loops apart),
         ``wedges_closed`` (the entries of the masked product: edges in at least one triangle).
 
-    Returns the count as a Python int (one read from the device).
+    Returns the count as a Python int (one read from the device), or the per-vertex counts.
     """
     G = graph_of(A, "triangle_count")
     info = new_info(info, "triangle_count", iterations=0)
-    L = G.kept("triangle L", lambda: _lower(G))
+    L, rank = G.kept("triangle L", lambda: _lower(G))
     C = matmul(L, L, "plus_pair", mask=L)
     info.update(iterations=1, edges=int(L.nse), wedges_closed=int(C.nse))
+    if per_vertex:
+        return _per_vertex(G, L, C, rank, info)
     if C.nse == 0:
         return 0
     xp = G.xp
@@ -56,8 +66,23 @@ def triangle_count(A, *, info=None):
     return int(count)
 
 
+def _per_vertex(G, L, C, rank, info):
+    """Triangles at each vertex: C's row and column sums plus the middle vertices' (module docstring)."""
+    xp, n = G.xp, G.n
+    i64 = xp.int64
+    M = matmul(L, L.mT, "plus_pair", mask=L)
+    info["iterations"] = 2
+    counts = xp.zeros((n,), dtype=i64, device=G.device)
+    for T, axis in ((C, 1), (C, 0), (M, 0)):
+        s = reduce(T, "plus", axis=axis)
+        idx, vals = s.indices[0], xp.astype(s.values, i64)
+        counts[idx] = counts[idx] + vals  # a reduce's indices are unique
+    return xp.take(counts, rank)  # back from the degree order to A's
+
+
 def _lower(G):
-    """The strictly lower CSR of the undirected graph of G, vertices renumbered by degree."""
+    """(the strictly lower CSR of the undirected graph of G, vertices renumbered by degree; the
+    new number of each vertex)."""
     xp, n, dev = G.xp, G.n, G.device
     i64 = xp.int64
     crow = xp.astype(G.crow, i64)
@@ -72,4 +97,4 @@ def _lower(G):
     ones = xp.ones(hi.shape, dtype=xp.bool, device=dev)
     L = COO._from_parts(xp, xp.stack([hi, lo]), ones, (n, n), undefined_fill(xp, xp.bool), coalesced=False)
     L = L.to_layout("csr")  # the two halves' copies of an edge coalesce into one entry
-    return select(L, "tril", -1)  # self-loops go
+    return select(L, "tril", -1), rank  # self-loops go
