@@ -17,6 +17,9 @@ served reduces them (``"min"`` for shortest paths, ``"sum"`` for PageRank, netwo
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import methodcaller
+
 import numpy as np
 
 __all__ = ["NxArrays", "convert_from_nx", "convert_to_nx"]
@@ -133,33 +136,44 @@ def _csr(n, indptr, indices, values):
     from ..._array.compressed import CSR
     from ..._core.fill import undefined
 
+    values = np.asarray(values)
     rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    order = np.lexsort((indices, rows))
-    return CSR(indptr, indices[order], np.asarray(values)[order], shape=(n, n), fill_value=undefined)
+    key = rows * max(n, 1) + indices
+    if key.shape[0] > 1 and not bool(np.all(key[1:] > key[:-1])):  # networkx's lists are often sorted already
+        order = np.argsort(key, kind="stable")
+        indices, values = indices[order], values[order]
+    return CSR(indptr, indices, values, shape=(n, n), fill_value=undefined)
 
 
-def _adjacency_lists(adj, index, n):
-    """(indptr, indices) of the neighbour lists ``adj`` (networkx's ``G._adj`` or ``G._pred``)."""
-    counts = np.fromiter((len(adj[v]) for v in index), np.int64, n)
+def _adjacency_lists(lists, index, n, nodes_are_range):
+    """(indptr, indices) of the neighbour lists ``lists`` (networkx's ``G._adj`` or ``G._pred``
+    dicts, one per node in node order), iterated in C (``chain``/``map``): no Python bytecode per edge."""
+    counts = np.fromiter(map(len, lists), np.int64, n)
     indptr = np.zeros(n + 1, np.int64)
     np.cumsum(counts, out=indptr[1:])
-    indices = np.fromiter((index[w] for v in index for w in adj[v]), np.int64, int(indptr[-1]))
-    return indptr, indices
+    neighbours = chain.from_iterable(lists)
+    if not nodes_are_range:
+        neighbours = map(index.__getitem__, neighbours)
+    return indptr, np.fromiter(neighbours, np.int64, int(indptr[-1]))
 
 
-def _edge_values(G, attrs, index):
-    """(edge_slot, {attr: values}) over every edge in neighbour-list order (parallel edges each)."""
-    adj = G._adj
+def _edge_values(G, lists, attrs):
+    """(edge_slot, {attr: values}) over every edge in neighbour-list order (parallel edges each);
+    ``lists``: ``G._adj``'s dicts in node order. edge_slot None for a simple graph (the identity)."""
     if G.is_multigraph():
-        datas = [d for v in index for w in adj[v] for d in adj[v][w].values()]
-        per_slot = np.fromiter((len(adj[v][w]) for v in index for w in adj[v]), np.int64)
+        per_slot = np.fromiter(map(len, chain.from_iterable(nbrs.values() for nbrs in lists)), np.int64)
         slot = np.repeat(np.arange(per_slot.shape[0], dtype=np.int64), per_slot)
+
+        def datas():
+            return chain.from_iterable(keyed.values() for nbrs in lists for keyed in nbrs.values())
     else:
-        datas = [adj[v][w] for v in index for w in adj[v]]
-        slot = np.arange(len(datas), dtype=np.int64)
+        slot = None
+
+        def datas():
+            return chain.from_iterable(nbrs.values() for nbrs in lists)
     values = {}
     for attr, default in attrs.items():
-        column = [d.get(attr, default) for d in datas]
+        column = list(map(methodcaller("get", attr, default), datas()))
         arr = np.asarray(column) if column else np.zeros(0, np.float64)
         if arr.dtype.kind not in "biuf" or arr.ndim != 1:
             raise NotImplementedError(f"sparray's networkx backend: edge attribute {attr!r} must hold real numbers; "
@@ -185,12 +199,17 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     nodes = list(G)
     n = len(nodes)
     index = {v: i for i, v in enumerate(nodes)}
-    succ = _adjacency_lists(G._adj, index, n)
-    pred = _adjacency_lists(G._pred, index, n) if G.is_directed() else succ
+    # nodes 0, 1, ..., n-1 in order (generated and scipy-made graphs): a neighbour is its own number
+    nodes_are_range = all(type(v) is int for v in nodes) and nodes == list(range(n))
+    succ_lists = list(map(G._adj.__getitem__, nodes))
+    succ = _adjacency_lists(succ_lists, index, n, nodes_are_range)
+    pred = _adjacency_lists(list(map(G._pred.__getitem__, nodes)), index, n, nodes_are_range) if G.is_directed() else succ
     if isinstance(edge_attrs, str):
         edge_attrs = {edge_attrs: 1}
     attrs = {k: (1 if v is None else v) for k, v in (edge_attrs or {}).items()}
-    slot, values = _edge_values(G, attrs, index)
+    slot, values = _edge_values(G, succ_lists, attrs)
+    if slot is None:  # a simple graph: one edge per neighbour entry
+        slot = np.arange(succ[1].shape[0], dtype=np.int64)
     graph_attrs = dict(G.graph) if preserve_graph_attrs else {}
     return NxArrays(nodes, G.is_directed(), G.is_multigraph(), succ, pred, slot, values, graph_attrs)
 
