@@ -15,7 +15,9 @@ The registry's positional contract (the numba entries in ``kernels/cpu/semiring.
   complement, structural, dtype) -> (crow, col, values)``: ``C<M> = A @ B``;
 - ``graph_reduce(crow, col, values, monoid, axis, ncols, dtype) -> (y, present)``;
 - ``graph_select(crow, col, values, rule, thunk) -> (crow, col, values)``;
-- ``graph_apply_index(crow, col, values, op, thunk, dtype) -> values``.
+- ``graph_apply_index(crow, col, values, op, thunk, dtype) -> values``;
+- ``bitmap_compact(y, present, index_dtype) -> (positions, values)`` (layout "dense"): a bitmap
+  vector's present positions, increasing, and y there.
 
 Semantics are the table's (``kernels/semirings.py``): an output entry exists where a product
 exists; its value is the monoid over its products (floating min/max ignore NaN as ``fmin``/
@@ -338,3 +340,10 @@ def apply_index_generic(xp, crow, col, values, op, thunk, dtype):
     j = xp.astype(col, xp.int64)
     out = {"rowindex": i, "colindex": j, "diagindex": j - i}[op] + int(thunk or 0)
     return xp.astype(out, xp.int64 if dtype is None else _dt(xp, dtype))
+
+
+@register("bitmap_compact", "dense", "generic")
+def bitmap_compact_generic(xp, y, present, index_dtype):
+    """The present positions of the bitmap vector (y, present), increasing, and y's values there."""
+    keys = xp.nonzero(present)[0]
+    return xp.astype(keys, index_dtype), xp.take(y, keys)

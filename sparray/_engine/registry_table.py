@@ -37,6 +37,7 @@ KERNELS = [
     ("slice_minor",          "csr", "numba", "sparray.kernels.cpu.take:slice_minor"),
     # graph semirings (kernels/cpu/semiring.py)
     ("semiring_mxv",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:semiring_mxv"),
+    ("bitmap_compact",     "dense", "numba", "sparray.kernels.cpu.bitmap:bitmap_compact"),
     ("semiring_vxm",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:semiring_vxm"),
     ("semiring_mxm",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:semiring_mxm"),
     ("semiring_mxm_dot",     "csr", "numba", "sparray.kernels.cpu.semiring_entries:semiring_mxm_dot"),

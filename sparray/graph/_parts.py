@@ -167,10 +167,10 @@ def vector_result(xp, y, present):
         idt = index_dtype_for(xp, (n,), n)
         return COO._from_parts(xp, xp.reshape(xp.arange(n, dtype=idt), (1, n)), y, (n,), undefined_fill(xp, y.dtype),
                                coalesced=True)
-    keys = xp.astype(xp.nonzero(present)[0], xp.int64)
-    idt = index_dtype_for(xp, (n,), keys.shape[0])
-    return COO._from_parts(xp, xp.reshape(xp.astype(keys, idt), (1, keys.shape[0])), xp.take(y, keys), (n,),
-                           undefined_fill(xp, y.dtype), coalesced=True)
+    idt = index_dtype_for(xp, (n,), n)
+    keys, values = _dispatch.call("bitmap_compact", "dense", xp, y, present, idt, work=n)
+    return COO._from_parts(xp, xp.reshape(keys, (1, keys.shape[0])), values, (n,), undefined_fill(xp, y.dtype),
+                           coalesced=True)
 
 
 def entry_keys(A):
