@@ -65,7 +65,7 @@ includes what the library derives from a graph once and keeps (sparray's kept tr
 symmetrized graph, lower triangle; the recipes cache AT, the degrees, L and U, delta-stepping's
 light and heavy parts with the graph as LAGraph caches AT and the degrees); then further calls on
 the same object up to ``--calls`` and ``--cap`` seconds. A cell is the median of the calls after
-the first (the first alone when the warm-up took longer than ``--cap``) with its spread (max /
+the first (the first alone when it took longer than ``--cap``) with its spread (max /
 min). GraphBLAS results are ``wait()``-ed; extracting results into NumPy is not timed. Ratios are
 the other library's time / sparray's (above 1: sparray faster). networkx: no warm-up, one call on
 one Graph (and one DiGraph for SCC, built after the Graph is freed). Every library gets
@@ -677,7 +677,7 @@ def recipes_networkx(I, threads, max_tc_s):
         return sum(nx.triangles(G).values()) // 3
 
     projected = nx_triangle_projection(n, I["indptr"], I["indices"])
-    notes["TC projected s"] = projected
+    notes["TC projected"] = f"{projected:.1f} s (nx.triangles, from its cost model)"
     calls = {
         "BFS": (lambda G: nx.single_source_shortest_path_length(G, s), lambda d: dense(d, -1, np.int64)),
         "SSSP": (lambda G: nx.single_source_dijkstra_path_length(G, s, weight="weight"),
@@ -756,7 +756,7 @@ def child(spec):
             cold = time.perf_counter() - t0
             times = []
             t_start = time.perf_counter()
-            if first < spec["cap"]:
+            if cold < spec["cap"]:
                 while len(times) < spec["calls"] and (time.perf_counter() - t_start < spec["cap"] or len(times) < 2):
                     del r
                     t0 = time.perf_counter()
