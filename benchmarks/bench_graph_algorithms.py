@@ -101,7 +101,7 @@ ROOT = os.path.dirname(HERE)
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-import bench_graph  # noqa: E402  (the graph generator of bench.py --graph)
+import bench_graph  # the graph generator of bench.py --graph (after the sys.path line above)
 
 GRAPHS = ("rmat18", "rmat20", "grid1000")
 ALGORITHMS = ("BFS", "SSSP", "PageRank", "CC", "SCC", "TC")
@@ -171,8 +171,8 @@ def inputs(name, cache_dir):
     p, j, w, n = load_graph(name, cache_dir)
     dp, dj, dw = directed_of(p, j, w, n)
     delta = float(w.max()) / max(j.size / max(n, 1), 1.0) if j.size else 1.0  # sparray.graph.sssp's default
-    return dict(name=name, indptr=p, indices=j, w=w, n=n, dindptr=dp, dindices=dj, dw=dw,
-                source=pick_source(p, n), delta=delta)
+    return {"name": name, "indptr": p, "indices": j, "w": w, "n": n, "dindptr": dp, "dindices": dj, "dw": dw,
+            "source": pick_source(p, n), "delta": delta}
 
 
 def nx_memory_estimate(n, nnz, dnnz):
@@ -187,8 +187,10 @@ def nx_memory_estimate(n, nnz, dnnz):
 
 
 def recipes_sparray(I, threads):
-    """(convert, {algorithm: (call(G), to_numpy(result))}): the public functions of sparray.graph
-    on a CSR with an undefined fill (no edge where nothing is stored)."""
+    """``(convert, info, calls)``: ``convert(kind)`` builds the graph ("symmetric" or "directed") from
+    the CSR parts, ``info`` gets PageRank's iterations, ``calls[algorithm] = (call(G), to_numpy)``:
+    the public functions of sparray.graph on a CSR with an undefined fill (no edge where nothing
+    is stored)."""
     import numba
 
     import sparray
@@ -324,7 +326,8 @@ def gb_sssp(G, source, delta):
     import graphblas as gb
     from graphblas import binary, monoid, select, semiring
 
-    AL, AH = G.kept(("light/heavy", delta), lambda: (select.valuele(G.A, delta).new(), select.valuegt(G.A, delta).new()))
+    AL, AH = G.kept(("light/heavy", delta),
+                    lambda: (select.valuele(G.A, delta).new(), select.valuegt(G.A, delta).new()))
     n = G.n
     min_plus = semiring.min_plus["FP64"]
     t = gb.Vector("FP64", n)
@@ -346,8 +349,8 @@ def gb_sssp(G, source, delta):
     i = 0
     while tU.nvals:
         ub = (i + 1) * delta
-        reach = select.valuelt(tU, ub).new()
-        while reach.nvals:
+        reach = select.valuelt(tU, ub).new() if AL.nvals else None  # no light edges: no light phase
+        while reach is not None and reach.nvals:
             improved = relax(reach, AL)
             reach = select.valuelt(improved, ub).new()
         settled = select.valuelt(tU, ub).new()
@@ -378,8 +381,8 @@ def gb_pagerank(G, damping, tol, max_iter, counter):
     r = gb.Vector("FP64", n)
     r[:] << 1.0 / n
     for it in range(1, max_iter + 1):
-        w = r.ewise_mult(scale, binary.times).new()
-        w(binary.times) << damping  # damping r / d on the vertices with out-edges
+        w = r.ewise_mult(scale, binary.times).new()  # r / d on the vertices with out-edges
+        w = w.apply(binary.times, right=damping).new()
         lost = r.dup(mask=dangling.S).reduce(monoid.plus["FP64"]).new().value or 0.0
         new = gb.Vector("FP64", n)
         new[:] << (1.0 - damping) / n + damping * lost / n
@@ -518,7 +521,7 @@ def gb_triangles(G):
 
 
 def recipes_graphblas(I, threads):
-    """(convert, info, {algorithm: (call(G), to_numpy(result))}) for python-graphblas."""
+    """``(convert, info, calls)`` as :func:`recipes_sparray`'s, for the python-graphblas recipes."""
     import graphblas as gb
 
     gb.ss.config["nthreads"] = threads
@@ -580,6 +583,7 @@ def levels_from_predecessors(order, pred, n):
 
 
 def recipes_scipy(I, threads):
+    """``(convert, info, calls)`` as :func:`recipes_sparray`'s, for scipy.sparse.csgraph (one thread)."""
     import scipy.sparse as sp
     from scipy.sparse import csgraph
 
@@ -644,6 +648,9 @@ def nx_triangle_projection(n, p, j):
 
 
 def recipes_networkx(I, threads, max_tc_s):
+    """``(convert, notes, calls)`` as :func:`recipes_sparray`'s, for networkx (pure Python, one
+    thread); ``notes`` holds TC's projected time, and TC is left out of ``calls`` when that exceeds
+    ``max_tc_s`` seconds."""
     import networkx as nx
 
     n, s = I["n"], I["source"]
@@ -689,7 +696,7 @@ def recipes_networkx(I, threads, max_tc_s):
         "TC": (tc, lambda r: np.asarray(r, np.int64)),
     }
     if projected > max_tc_s:
-        notes["TC skipped"] = f"projected {projected:.0f} s > --networkx-max-tc {max_tc_s:g} s"
+        notes["TC skipped"] = f"projected {projected:.3g} s > --networkx-max-tc {max_tc_s:g} s"
         del calls["TC"]
     return convert, notes, calls
 
@@ -731,6 +738,7 @@ def child(spec):
         kind = _kind(alg)
         if single:
             if kind not in held:
+                G = None  # the previous kind's graph goes before the next is built
                 held.clear()
                 gc.collect()
                 t0 = time.perf_counter()
@@ -776,14 +784,17 @@ def child(spec):
             del G
         gc.collect()
     conv = out.pop("_conversion", {})
-    return {"rows": out, "conversion": {k: (statistics.median(v) if isinstance(v, list) else v) for k, v in conv.items()},
+    import resource
+
+    conversion = {k: (statistics.median(v) if isinstance(v, list) else v) for k, v in conv.items()}
+    return {"max_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "rows": out, "conversion": conversion,
             "notes": {k: v for k, v in notes.items()}, "n": I["n"], "nnz": int(I["indices"].size),
             "dnnz": int(I["dindices"].size), "source": I["source"], "delta": I["delta"]}
 
 
 def run_child(lib, graph, algorithms, args, tmp):
-    spec = dict(lib=lib, graph=graph, algorithms=list(algorithms), threads=args.threads, calls=args.calls,
-                cap=args.cap, dir=tmp, cache_dir=args.cache_dir, nx_max_tc=args.networkx_max_tc)
+    spec = {"lib": lib, "graph": graph, "algorithms": list(algorithms), "threads": args.threads, "calls": args.calls,
+            "cap": args.cap, "dir": tmp, "cache_dir": args.cache_dir, "nx_max_tc": args.networkx_max_tc}
     python = sys.executable if lib == "sparray" else args.peer_python
     env = {k: v for k, v in os.environ.items() if not k.startswith("NETWORKX_")}  # no backend dispatch
     env.update(PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), OMP_NUM_THREADS=str(args.threads),
@@ -791,7 +802,8 @@ def run_child(lib, graph, algorithms, args, tmp):
     code = (f"import sys, json; sys.path.insert(0, {HERE!r}); import bench_graph_algorithms as b; "
             f"print('@@' + json.dumps(b.child({spec!r})))")
     t0 = time.perf_counter()
-    proc = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, timeout=args.timeout)
+    proc = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, timeout=args.timeout,
+                          check=False)
     wall = time.perf_counter() - t0
     if proc.returncode:
         return {"error": f"exit {proc.returncode}: " + (proc.stderr.strip().splitlines() or ["no output"])[-1][:300],
@@ -842,13 +854,12 @@ def _print_table(header, rows):
 
 
 def _nx_plan(meta, args):
-    """(algorithms networkx runs, reason it runs none) from the memory estimate."""
+    """(networkx's memory estimate as text, the reason it is left out or None)."""
     g, d = nx_memory_estimate(meta["n"], meta["nnz"], meta["dnnz"])
-    limit = args.networkx_max_gb * 2**30
-    if max(g, d) > limit:
-        return f"networkx left out: its Graph would need ~{g / 2**30:.1f} GB, its DiGraph ~{d / 2**30:.1f} GB " \
-               f"(> --networkx-max-gb {args.networkx_max_gb:g})"
-    return None
+    text = f"networkx would need ~{g / 2**30:.1f} GB (Graph), ~{d / 2**30:.1f} GB (DiGraph)"
+    if max(g, d) > args.networkx_max_gb * 2**30:
+        return text, f"networkx left out: {text} > --networkx-max-gb {args.networkx_max_gb:g}"
+    return text, None
 
 
 def graph_meta(name, cache_dir):
@@ -864,7 +875,7 @@ def graph_meta(name, cache_dir):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--graphs", default=",".join(GRAPHS), help="comma-separated: rmat<scale>, grid<side>")
-    ap.add_argument("--only", default="", help="comma-separated algorithms (substrings of " + ", ".join(ALGORITHMS) + ")")
+    ap.add_argument("--only", default="", help="comma-separated substrings of the algorithms: " + ", ".join(ALGORITHMS))
     ap.add_argument("--libs", default=",".join(LIBS), help="comma-separated columns, of " + ",".join(LIBS))
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--calls", type=int, default=7, help="timed calls a cell, after the first on a fresh graph")
@@ -874,7 +885,7 @@ def main(argv=None):
     ap.add_argument("--cache-dir", default=os.path.join(tempfile.gettempdir(), "sparray-bench-graphs"),
                     help="where graphs of 2**16 vertices or more are cached as .npz ('' for none)")
     ap.add_argument("--networkx-max-gb", type=float, default=6.0)
-    ap.add_argument("--networkx-max-tc", type=float, default=120.0, help="seconds networkx's TC may be projected to take")
+    ap.add_argument("--networkx-max-tc", type=float, default=120.0, help="seconds networkx's TC may be projected to")
     ap.add_argument("--timeout", type=float, default=7200.0, help="seconds a library's process may run")
     ap.add_argument("--json", default="")
     args = ap.parse_args(argv)
@@ -887,6 +898,9 @@ def main(argv=None):
         ap.error(f"unknown --libs {unknown}" if unknown else f"no algorithm matches --only {args.only!r}")
     table = []
     t_all = time.perf_counter()
+    load = os.getloadavg()
+    print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} CPUs; libraries: "
+          f"{', '.join(libs)}; algorithms: {', '.join(algorithms)}")
     with tempfile.TemporaryDirectory(prefix="sparray-bench-galg-") as tmp:
         for graph in [g for g in args.graphs.split(",") if g]:
             t0 = time.perf_counter()
@@ -898,16 +912,23 @@ def main(argv=None):
                 algs = [a for a in algorithms if a in HAS[lib]]
                 if not algs:
                     continue
-                why = _nx_plan(meta, args) if lib == "networkx" else None
+                why = None
+                if lib == "networkx":
+                    estimate, why = _nx_plan(meta, args)
+                    print(f"  {estimate}", flush=True)
                 if why:
                     skipped[lib] = why
                     print(f"  {why}", flush=True)
                     continue
                 runs[lib] = run_child(lib, graph, algs, args, tmp)
                 state = runs[lib].get("error", "done")
-                print(f"  {lib}: {state} ({runs[lib]['wall']:.0f} s)", flush=True)
+                rss = runs[lib].get("max_rss")
+                peak = f", peak RSS {rss / 2**30:.2f} GB" if rss else ""
+                print(f"  {lib}: {state} ({runs[lib]['wall']:.0f} s{peak})", flush=True)
             table += report(graph, meta, libs, algorithms, runs, skipped, args)
-    print(f"\ntotal {time.perf_counter() - t_all:.0f} s")
+    load = os.getloadavg()
+    print(f"\nload average at end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+          f"total {time.perf_counter() - t_all:.0f} s")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(table, f, indent=1)
@@ -919,7 +940,8 @@ def report(graph, meta, libs, algorithms, runs, skipped, args):
     ok_runs = {lib: r for lib, r in runs.items() if "error" not in r}
     src = next(iter(ok_runs.values()), {})
     print(f"\n{graph}: source {src.get('source')}, delta {src.get('delta', 0):.4g}; {args.threads} threads; median "
-          "call on a fresh graph object's 2nd+ calls [spread max/min]; ratio = other / sparray (above 1: sparray faster)")
+          "call on a fresh graph object's 2nd+ calls [spread max/min];\nratio = other / sparray (above 1: sparray "
+          "faster)")
     cols = [lib for lib in libs if lib in runs or lib in skipped]
     header = ["algorithm"]
     for lib in cols:
@@ -988,6 +1010,7 @@ def report(graph, meta, libs, algorithms, runs, skipped, args):
             for rec in records:
                 rec[f"{lib}_error"] = r["error"]
     for lib, why in skipped.items():
+        extra.append(f"  {why}")
         for rec in records:
             rec[f"{lib}_skipped"] = why
     print("\n".join(extra))
