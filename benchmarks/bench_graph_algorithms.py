@@ -653,6 +653,8 @@ def recipes_networkx(I, threads, max_tc_s):
     ``max_tc_s`` seconds."""
     import networkx as nx
 
+    if hasattr(nx, "config"):  # networkx itself, never a backend (sparray's included) by priority
+        nx.config.backend_priority.algos = []
     n, s = I["n"], I["source"]
     notes = {}
 
