@@ -13,6 +13,7 @@
     python benchmarks/bench.py --busy          # the peers table with another process spinning on one core
     python benchmarks/bench.py --semi          # 2:4 products beside dense NumPy and CSR, 4096 and 8192 (semi.py)
     python benchmarks/bench.py --graph         # sparray.graph beside SuiteSparse:GraphBLAS on R-MAT and grid graphs (bench_graph.py)
+    python benchmarks/bench.py --graph-algorithms  # BFS, SSSP, PageRank, CC, SCC, TC beside GraphBLAS (LAGraph recipes), csgraph, networkx (bench_graph_algorithms.py)
 
 Each cell is the median of ``--repeat`` timed calls on prepared inputs, after
 one untimed warm-up call (which also JIT-compiles). The libraries' timed calls
@@ -1169,6 +1170,11 @@ def main(argv=None) -> int:
         import semi
 
         return semi.main([a for a in argv if a != "--semi"])
+    if "--graph-algorithms" in argv:  # sparray.graph's algorithms beside GraphBLAS, csgraph, networkx (bench_graph_algorithms.py)
+        import bench_graph_algorithms
+
+        bench_graph_algorithms.main([a for a in argv if a != "--graph-algorithms"])
+        return 0
     if "--graph" in argv:  # sparray.graph's semiring products, reduce, select beside GraphBLAS (bench_graph.py)
         import bench_graph
 

@@ -597,3 +597,25 @@ def test_bench_graph_tiny():
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     rows = [ln for ln in p.stdout.splitlines() if ln.rstrip().endswith(("ok", "DIFFERS"))]
     assert len(rows) == 10 and all(ln.rstrip().endswith("ok") for ln in rows), p.stdout
+
+
+def test_bench_graph_algorithms_tiny(tmp_path):
+    """bench.py --graph-algorithms on a tiny R-MAT graph: every algorithm runs in each library's
+    own process, the libraries that have it agree with sparray, scipy has no PageRank or TC."""
+    pytest.importorskip("graphblas")
+    pytest.importorskip("networkx")
+    out = tmp_path / "galg.json"
+    cmd = [sys.executable, os.path.join(BENCH_DIR, "bench.py"), "--graph-algorithms", "--graphs", "rmat7", "--calls",
+           "2", "--cap", "0.05", "--cache-dir", "", "--json", str(out)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    with open(out) as f:
+        records = json.load(f)
+    assert [r["algorithm"] for r in records] == ["BFS", "SSSP", "PageRank", "CC", "SCC", "TC"]
+    for r in records:
+        assert r["check"] == "ok" and r["sparray_s"] > 0, r
+        peers = ["graphblas", "networkx"] + (["scipy"] if r["algorithm"] not in ("PageRank", "TC") else [])
+        assert all(r[f"{lib}_agrees"] is True and r[f"{lib}_ratio"] > 0 for lib in peers), r
+        assert ("scipy_s" in r) == ("scipy" in peers)
+    pr = next(r for r in records if r["algorithm"] == "PageRank")
+    assert pr["sparray_iterations"] == pr["graphblas_iterations"] >= 2
