@@ -85,15 +85,46 @@ def bfs(A, source, *, return_parents=False, directed=True, info=None):
 
 
 def symmetrized(G, op):
-    """The Graph of A's edges taken both ways (``op`` combines the weights of i -> j and j -> i)."""
+    """The Graph of A's edges taken both ways (``op``, "any" or "min", combines the weights of
+    i -> j and j -> i). A structurally symmetric A (the usual undirected graph: its transpose,
+    kept for the pull products, has A's pattern) is its own pattern: only the weights are
+    combined, entry by entry, instead of a union of A and its transpose."""
     from ._adjacency import Graph
     from ._ewise import ewise_add
 
     def make():
+        crow_t, col_t, values_t = G.transposed()
+        if _same_pattern(G, crow_t, col_t):
+            return G.A if op == "any" else _combined(G, values_t, op)
         S = ewise_add(G.A, G.A.mT, op)
         return S if S.layout == "csr" else S.to_layout("csr")
 
     return Graph(G.kept(f"symmetrized {op}", make))
+
+
+def _same_pattern(G, crow_t, col_t):
+    """Whether the transpose's CSR pattern is G's (one read on a device)."""
+    xp = G.xp
+    if G.nse == 0 or crow_t.shape != G.crow.shape or col_t.shape != G.col.shape:
+        return G.nse == 0
+    (same,) = read_host(xp, xp.all(crow_t == G.crow) & xp.all(col_t == G.col))
+    return bool(same)
+
+
+def _combined(G, values_t, op):
+    """G's pattern with the weights of i -> j and j -> i combined by ``op`` ("min": NaN-ignoring,
+    as the min monoid is)."""
+    from ._parts import csr_result
+
+    if op != "min":
+        raise ValueError(f"symmetrized: op must be 'any' or 'min'; got {op!r}")
+    xp = G.xp
+    v, vt = G.values, values_t
+    if xp.isdtype(v.dtype, "real floating"):
+        low = xp.where(xp.isnan(v), vt, xp.where(xp.isnan(vt), v, xp.minimum(v, vt)))
+    else:
+        low = xp.minimum(v, vt)
+    return csr_result(xp, G.crow, G.col, low, (G.n, G.n))
 
 
 def _one(G, sources, want_parents, info, blocked=None):

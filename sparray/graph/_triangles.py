@@ -9,9 +9,8 @@ edges of that row, which the kernel uses to skip everything else (masked Gustavs
 transpose is needed. The vertices are first renumbered by increasing degree (LAGraph's presort):
 row k of L is then read once for each of k's neighbours numbered above it, so a hub, numbered
 last, is read a few times instead of once per neighbour (on an R-MAT graph the difference between
-seconds and milliseconds). Building L from A's entries (each edge {i, j} once, as
-``(max, min)`` of the new numbers) takes both halves of A, so a non-symmetric A counts as the
-undirected graph of its edges.
+seconds and milliseconds). L is built from the symmetrized graph (A itself when A is
+structurally symmetric), so a non-symmetric A counts as the undirected graph of its edges.
 
 >>> import numpy as np, sparray
 >>> K4 = sparray.asarray(np.ones((4, 4)) - np.eye(4), layout="csr")   # 4 triangles
@@ -26,9 +25,10 @@ L.T)<L>`` at ``M(i, k)`` (its middle: M's column sums).
 
 from __future__ import annotations
 
-from .._array.coo import COO
-from .._functions.undefined import undefined_fill
+from .._engine import dispatch as _dispatch
 from ._adjacency import graph_of, new_info, read_host
+from ._bfs import symmetrized
+from ._parts import csr_result
 from ._products import matmul
 from ._reduce import reduce
 from ._select import select
@@ -82,19 +82,24 @@ def _per_vertex(G, L, C, rank, info):
 
 def _lower(G):
     """(the strictly lower CSR of the undirected graph of G, vertices renumbered by degree; the
-    new number of each vertex)."""
+    new number of each vertex).
+
+    Three linear passes over the symmetric graph S, no sort of the entries: S's rows taken in
+    the new order with their columns renumbered (rows of ``P S P.T``, columns unsorted), a
+    transpose (a stable counting sort: each row's columns come out increasing; the transpose of
+    the symmetric ``P S P.T`` is itself), and ``select(tril, -1)``."""
+    S = symmetrized(G, "any")
     xp, n, dev = G.xp, G.n, G.device
     i64 = xp.int64
-    crow = xp.astype(G.crow, i64)
-    e = xp.arange(G.nse, dtype=i64, device=dev)
-    rows = xp.searchsorted(crow, e, side="right") - 1
-    cols = xp.astype(G.col, i64)
-    order = xp.argsort(G.out_degree(), stable=True)
+    order = xp.argsort(S.out_degree(), stable=True)
     rank = xp.zeros((n,), dtype=i64, device=dev)
     rank[order] = xp.arange(n, dtype=i64, device=dev)
-    ri, rj = xp.take(rank, rows), xp.take(rank, cols)
-    hi, lo = xp.maximum(ri, rj), xp.minimum(ri, rj)
-    ones = xp.ones(hi.shape, dtype=xp.bool, device=dev)
-    L = COO._from_parts(xp, xp.stack([hi, lo]), ones, (n, n), undefined_fill(xp, xp.bool), coalesced=False)
-    L = L.to_layout("csr")  # the two halves' copies of an edge coalesce into one entry
+    idt = S.crow.dtype
+    new_col = xp.astype(xp.take(rank, xp.astype(S.col, i64)), idt)
+    flags = xp.ones((S.nse,), dtype=xp.bool, device=dev)
+    work = S.nse + n
+    crow_b, col_b, flags_b = _dispatch.call("take_major", "csr", xp, S.crow, new_col, flags, order, work=work)
+    crow_t, col_t, flags_t = _dispatch.call("transpose_compressed", "csr", xp, xp.astype(crow_b, idt), col_b,
+                                            xp.reshape(flags_b, (-1, 1)), 1, n, n, idt, work=work)
+    L = csr_result(xp, crow_t, col_t, xp.reshape(flags_t, (-1,)), (n, n))
     return select(L, "tril", -1), rank  # self-loops go
