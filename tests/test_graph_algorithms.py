@@ -211,13 +211,19 @@ def test_bfs_levels_parents_batches(backend):
             assert g.sssp(A, []).shape == (0, n)
 
 
+@pytest.mark.parametrize("kernels", ["chosen", "numba"])
 @pytest.mark.parametrize("walk_edges", [0, 40, 1 << 15], ids=["no-walk", "walk-then-products", "walk"])
-def test_push_pull_and_the_serial_walks(monkeypatch, walk_edges):
+def test_push_pull_and_the_serial_walks(monkeypatch, walk_edges, kernels):
     """Push, pull and the CPU's serial walks of small frontiers (BFS levels, delta-stepping
-    buckets), alone and handing over to each other."""
+    buckets), alone and handing over to each other; as the registry chooses (these graphs are
+    small: the generic twins of the walks, unless their kernels ran here) and with the numba
+    kernels forced, as SPARRAY_BACKEND=numba does."""
+    from sparray._engine import dispatch as _dispatch
     from sparray.graph import _bfs
 
     monkeypatch.setattr(_bfs, "WALK_EDGES", walk_edges)
+    if kernels == "numba":
+        monkeypatch.setattr(_dispatch, "_ENV_FORCED", ("numba", 0))
     rng = np.random.default_rng(5)
     for n, p in ((300, 0.03), (200, 0.01)):
         n, r, c = er_edges(rng, n, p)

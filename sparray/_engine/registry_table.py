@@ -44,6 +44,9 @@ KERNELS = [
     ("graph_reduce",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:graph_reduce"),
     ("graph_select",         "csr", "numba", "sparray.kernels.cpu.semiring_entries:graph_select"),
     ("graph_apply_index",    "csr", "numba", "sparray.kernels.cpu.semiring_entries:graph_apply_index"),
+    # serial walks of small frontiers: BFS levels, delta-stepping buckets (kernels/cpu/graph_walk.py)
+    ("bfs_walk",             "csr", "numba", "sparray.kernels.cpu.graph_walk:bfs_walk"),
+    ("delta_walk",           "csr", "numba", "sparray.kernels.cpu.graph_walk:delta_walk"),
     # 2:4 semi-structured (kernels/cpu/semi_structured.py)
     ("semi_matmul_dense",    "2:4", "numba", "sparray.kernels.cpu.semi_structured:semi_matmul_dense"),
     ("dense_matmul_semi",    "2:4", "numba", "sparray.kernels.cpu.semi_structured:dense_matmul_semi"),

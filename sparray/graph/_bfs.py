@@ -24,6 +24,7 @@ level.
 
 from __future__ import annotations
 
+from .._engine import dispatch as _dispatch
 from ._adjacency import compact, graph_of, new_info, read_host, sources_of
 from ._frontier import pull, push, push_rows
 
@@ -33,23 +34,35 @@ __all__ = ["bfs", "symmetrized"]
 #: pull -> push when the frontier has fewer than n / BETA vertices
 ALPHA, BETA = 15, 18
 #: on the CPU, frontiers with at most this many out-edges are walked level after level on one thread
-#: (``kernels/cpu/graph_walk.py``): below it a parallel product runs on one thread anyway, and the
-#: per-level overhead of a product (Python, its O(n) result bitmaps) exceeds the level's work
+#: (the registry's ``"bfs_walk"``: ``kernels/cpu/graph_walk.py``): below it a parallel product runs
+#: on one thread anyway, and the per-level overhead of a product (Python, its O(n) result bitmaps)
+#: exceeds the level's work
 WALK_EDGES = 1 << 15
 
 
 def _walker(G):
-    """The serial level walk for G's data, or None (a device, or the generic backend forced)."""
+    """Whether small frontiers go to the serial level walk (the registry's ``"bfs_walk"``): on
+    the host, unless the generic backend is forced.
+
+    The registry serves the walk with the numba kernel; with its generic twin (the same levels,
+    parents and frontiers) while the kernel compiles in the background, for a small graph before
+    numba has started (``work`` is the graph's size, as for the products: once the kernel has run
+    in the process it takes small graphs too), or where a backend other than numba is forced.
+    A forced generic backend keeps the level-by-level products instead, as before the walk had a
+    twin: that path is the array-API one every device runs and the reference the kernels are
+    checked against, and the walk would take it over for every small frontier. Its results are
+    the walk's (levels, frontier sizes; a parent is a valid one either way)."""
     if not G.on_host():
-        return None
-    from .._engine.dispatch import forced_backend
+        return False
+    forced = _dispatch.forced_backend()
+    return forced is None or forced[0] != "generic"
 
-    forced = forced_backend()
-    if forced is not None and forced[0] == "generic":
-        return None
-    from ..kernels.cpu.graph_walk import bfs_walk
 
-    return bfs_walk
+def _walk(G, idx, k, levels, reached, parents, want_parents):
+    """``bfs_walk`` on G's rows from the frontier ``idx`` at level ``k``: ``(frontier, level,
+    sizes, walked)`` (see ``kernels/cpu/graph_walk.py``)."""
+    return _dispatch.call("bfs_walk", "csr", G.xp, G.crow, G.col, idx, k, levels, reached, parents, want_parents,
+                          WALK_EDGES, work=G.nse + G.n)
 
 
 def bfs(A, source, *, return_parents=False, directed=True, info=None):
@@ -155,9 +168,9 @@ def _one(G, sources, want_parents, info, blocked=None):
                 direction = "pull"
             elif direction == "pull" and nq < before and nq < n / BETA:
                 direction = "push"
-        if walk is not None and direction == "push" and (f_edges is None or f_edges <= WALK_EDGES):
+        if walk and direction == "push" and (f_edges is None or f_edges <= WALK_EDGES):
             # a small frontier: levels walked on one thread until it grows (the same product, fused)
-            idx, k, sizes, walked = walk(G.crow, G.col, idx, k, levels, reached, parents, want_parents, WALK_EDGES)
+            idx, k, sizes, walked = _walk(G, idx, k, levels, reached, parents, want_parents)
             sizes = sizes.tolist()
             info["directions"].extend(["push"] * len(sizes))
             info["frontier_sizes"].extend(v for v in sizes if v)

@@ -19,9 +19,10 @@ vertices form the next frontier.
 A 1-d array of sources runs every search together: the frontiers are the rows of a matrix and each
 relaxation one ``min_plus`` SpGEMM (the buckets are shared, each source's search is unchanged).
 On the CPU, one source's small frontiers (out-edges under ``bfs``'s ``WALK_EDGES``) go to a serial
-kernel that runs the same light and heavy relaxations fused, bucket after bucket, and finds the
-next bucket from the list of vertices reached beyond the current one (``kernels/cpu/graph_walk.py``):
-a high-diameter graph's thousands of buckets then cost their edges, not O(n) each.
+kernel (the registry's ``"delta_walk"``, ``kernels/cpu/graph_walk.py``) that runs the same light
+and heavy relaxations fused, bucket after bucket, and finds the next bucket from the list of
+vertices reached beyond the current one: a high-diameter graph's thousands of buckets then cost
+their edges, not O(n) each.
 
 >>> import numpy as np, sparray
 >>> W = sparray.asarray(np.array([[0, 4.0, 1.0], [0, 0, 0], [0, 2.0, 0]]), layout="csr")
@@ -146,10 +147,10 @@ def _delta_stepping(W, t, batched, delta, info):
     (n_front,) = _count(xp, frontier)
     n_settled = 0
     sizes = info["frontier_sizes"]
-    walk = None if batched else _walker(W)
+    walk = not batched and _walker(W)
     while True:
-        if walk is not None and n_front:
-            state = _walk(W, walk, t, frontier, settled, hi, delta, info)
+        if walk and n_front:
+            state = _walk(W, t, frontier, settled, hi, delta, info)
             if state is None:
                 return t
             frontier, settled, hi, n_front, n_settled = state
@@ -185,17 +186,15 @@ def _delta_stepping(W, t, batched, delta, info):
 
 
 def _walker(W):
-    """The serial delta-stepping walk for W's data, or None (a device, or the generic backend forced)."""
+    """Whether one source's small frontiers go to the serial delta-stepping walk (``"delta_walk"``
+    in the registry): as for ``bfs`` (``_bfs._walker``: on the host, and not with the generic
+    backend forced, which keeps the products)."""
     from ._bfs import _walker as bfs_walker
 
-    if bfs_walker(W) is None:
-        return None
-    from ..kernels.cpu.graph_walk import delta_walk
-
-    return delta_walk
+    return bfs_walker(W)
 
 
-def _walk(W, walk, t, frontier, settled, hi, delta, info):
+def _walk(W, t, frontier, settled, hi, delta, info):
     """Hand a small frontier to the serial walk (the CPU): None when it finished the search, else
     the state it stopped at, ``(frontier, settled, hi, n_front, n_settled)``."""
     from ._bfs import WALK_EDGES
@@ -204,8 +203,9 @@ def _walk(W, walk, t, frontier, settled, hi, delta, info):
     if int(W.out_degree()[idx].sum()) > WALK_EDGES:
         return frontier, settled, hi, int(idx.shape[0]), int(np.count_nonzero(settled))
     pending = np.flatnonzero((t >= hi) & (t < math.inf))
-    done, front, kept, hi, steps = walk(W.crow, W.col, W.values, delta, t, idx, np.flatnonzero(settled), pending, hi,
-                                        WALK_EDGES)
+    done, front, kept, hi, steps = _dispatch.call("delta_walk", "csr", W.xp, W.crow, W.col, W.values, delta, t, idx,
+                                                  np.flatnonzero(settled), pending, hi, WALK_EDGES,
+                                                  work=W.nse + W.n)
     steps = steps.tolist()
     info["frontier_sizes"].extend(v for v in steps if v >= 0)
     info["buckets"] += sum(1 for v in steps if v < 0)

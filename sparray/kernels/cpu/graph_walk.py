@@ -12,6 +12,20 @@ relaxations of a bucket's light edges until it is settled, its heavy edges once,
 bucket, found from the list of the vertices reached beyond the current one instead of a scan of
 all n distances.
 
+Both are registry entries (``"bfs_walk"`` and ``"delta_walk"`` for ``"csr"``, called through
+``_engine.dispatch.call`` by ``sparray.graph``); their generic twins in
+``_engine/graph_walk_generic.py`` have the same contract, bit for bit, and answer while these
+compile in the background. What makes that possible is written into the contract:
+
+- the order: the frontier's vertices are read in turn, each one's edges in CSR order, and a vertex
+  found (BFS: not yet reached; delta-stepping: improved) goes to the next list at its first such
+  edge, so the lists handed back (frontier, settled) have a fixed order;
+- a relaxation reads the distances of the vertices it relaxes from as they were before it wrote
+  any (the masked product ``t(frontier) min.+ A``, as the products path computes it; a vertex
+  improved by an earlier one of the same round is in the next round's frontier anyway), so its
+  results do not depend on which of the round's vertices came first, and the frontier sizes are
+  the products path's.
+
 >>> import numpy as np
 >>> crow, col = np.array([0, 1, 2, 3, 3]), np.array([1, 2, 3])         # the path 0 -> 1 -> 2 -> 3
 >>> levels = np.array([0, -1, -1, -1]); reached = levels >= 0; parents = np.array([0, -1, -1, -1])
@@ -64,14 +78,18 @@ def _walk(crow, col, front, nfront, spare, levels, reached, parents, want_parent
 
 
 def bfs_walk(crow, col, frontier, level, levels, reached, parents, want_parents, max_edges):
-    """Expand BFS levels from ``frontier`` (the vertices at ``level``) while its out-edges stay
-    at most ``max_edges`` (the first level always), writing ``levels``, ``reached`` and (with
+    """Expand BFS levels from ``frontier`` (distinct vertices, all at ``level``) while its out-edges
+    stay at most ``max_edges`` (the first level always), writing ``levels``, ``reached`` and (with
     ``want_parents``) ``parents`` in place for every vertex found; ``reached`` marks the vertices
-    a level may not enter (the visited ones, and any blocked).
+    a level may not enter (the visited ones, and any blocked). A vertex found by several frontier
+    vertices gets the first in the frontier's order as its parent; the vertices of a level are
+    listed in the order they are found (the frontier's vertices in turn, each one's edges in CSR
+    order). ``parents`` may be None without ``want_parents``.
 
     Returns ``(frontier, level, sizes, walked)``: the frontier not yet expanded (empty when the
-    search is over) and its level, the vertices found at each level expanded (the last 0 when
-    the search ended), and the out-edges read."""
+    search is over; a new int64 array) and its level (an int), the vertices found at each level
+    expanded (int64; the last 0 when the search ended), and the out-edges read (an int: the
+    frontiers' degrees summed, the frontier handed back not counted)."""
     crow, col = as_index(crow, "crow", "bfs_walk"), as_index(col, "col", "bfs_walk")
     n = crow.shape[0] - 1
     front = np.empty(n + 1, np.int64)
@@ -89,6 +107,7 @@ def bfs_walk(crow, col, frontier, level, levels, reached, parents, want_parents,
 def _delta(crow, col, w, delta, t, front, nfront, spare, settled, nsettled, pending, npending, hi, max_edges,
            sizes, counts):
     n = crow.shape[0] - 1
+    start = np.empty(n + 1, np.float64)  # the distances a relaxation reads, taken before it writes any
     in_round = np.full(n, -1, np.int64)  # the last light round that put the vertex in the next frontier
     in_bucket = np.full(n, -1, np.int64)  # the last bucket that settled it
     in_pending = np.zeros(n, np.bool_)
@@ -114,6 +133,7 @@ def _delta(crow, col, w, delta, t, front, nfront, spare, settled, nsettled, pend
             rounds += 1
             for q in range(nfront):
                 u = front[q]
+                start[q] = t[u]
                 if in_bucket[u] != buckets:
                     in_bucket[u] = buckets
                     settled[nsettled] = u
@@ -121,7 +141,7 @@ def _delta(crow, col, w, delta, t, front, nfront, spare, settled, nsettled, pend
             nn = 0
             for q in range(nfront):
                 u = front[q]
-                tu = t[u]
+                tu = start[q]
                 for e in range(crow[u], crow[u + 1]):
                     if w[e] <= delta:
                         v = col[e]
@@ -142,8 +162,10 @@ def _delta(crow, col, w, delta, t, front, nfront, spare, settled, nsettled, pend
             continue
         # the bucket is settled: its heavy edges once
         for q in range(nsettled):
+            start[q] = t[settled[q]]
+        for q in range(nsettled):
             u = settled[q]
-            tu = t[u]
+            tu = start[q]
             for e in range(crow[u], crow[u + 1]):
                 if w[e] > delta:
                     v = col[e]
@@ -190,13 +212,19 @@ def _delta(crow, col, w, delta, t, front, nfront, spare, settled, nsettled, pend
 
 def delta_walk(crow, col, w, delta, t, frontier, settled, pending, hi, max_edges):
     """Delta-stepping from the state of ``sparray.graph.sssp``: distances ``t`` (float64, updated
-    in place), the current bucket ``[hi - delta, hi)``'s frontier and the vertices it settled so
-    far, and ``pending``, every vertex with a finite distance >= hi. Light rounds (``w <= delta``)
-    run while the frontier's out-edges stay at most ``max_edges`` (the first round always).
+    in place), the current bucket ``[hi - delta, hi)``'s frontier (distinct vertices) and the
+    vertices it settled so far, and ``pending``, every vertex with a finite distance >= hi (each
+    once). Light rounds (``w <= delta``) run while the frontier's out-edges (light and heavy) stay
+    at most ``max_edges`` (the first round always); a bucket settled, its heavy edges are relaxed
+    once from every vertex it settled, and the next bucket starts at the least distance beyond
+    (``hi`` the next multiple of delta above it, or the next float when rounding gives none). At
+    most 2n + 3 steps a call: then the state is handed back as for a large frontier.
 
     Returns ``(done, frontier, settled, hi, sizes)``: whether the search is over, else the state
-    to go on from (the frontier of a light round, too large to walk, and its bucket); ``sizes``
-    one entry a step: a light round's frontier size, or -1 for a bucket change."""
+    to go on from (the frontier of a light round, too large to walk, in the order its vertices
+    were improved, the vertices its bucket settled, in the order they were, and the bucket's
+    ``hi``); ``sizes`` one entry a step: a light round's frontier size, or -1 for a bucket change.
+    Done: both lists empty and ``hi`` the last bucket's."""
     crow, col = as_index(crow, "crow", "delta_walk"), as_index(col, "col", "delta_walk")
     n = crow.shape[0] - 1
     front, spare, done_set, pend = (np.empty(n + 1, np.int64) for _ in range(4))
