@@ -49,6 +49,10 @@ from ._frontier import pull, push
 
 __all__ = ["connected_components"]
 
+#: strong components: once fewer than n / SUBGRAPH_FROM vertices are left after the hub's
+#: component (on the CPU), the colouring runs on the subgraph they induce
+SUBGRAPH_FROM = 4
+
 
 def connected_components(A, *, connection="weak", info=None):
     """The connected components of the graph A (``A[i, j]``: the edge i -> j).
@@ -156,6 +160,14 @@ def _colouring(G, info):
     sizes = info["frontier_sizes"]
     # the giant component first: forward and backward searches from a hub
     root, remaining, left = _pivot(G, Gt, ids, root, remaining, info)
+    if left and G.on_host() and left * SUBGRAPH_FROM < n:
+        # few vertices left (the small components around a giant one): the rounds run on the graph
+        # they induce, so that no step costs O(n) for them; its vertices keep their order, so its
+        # least vertices are theirs
+        idx, sub = _induced(G, remaining)
+        sub_root = _colouring(sub, info)
+        root[idx] = idx[sub_root]
+        return root
     while left:
         info["rounds"] += 1
         # trim: no in-edge or no out-edge from the remaining vertices -> a component of its own
@@ -185,6 +197,33 @@ def _colouring(G, info):
         root = xp.where(found, colour, root)
         remaining = remaining & ~found
     return root
+
+
+def _induced(G, keep):
+    """(the kept vertices, increasing; the Graph they induce, numbered in that order): host data."""
+    import numpy as np
+
+    from ._adjacency import Graph
+    from ._parts import csr_result
+
+    idx = np.flatnonzero(keep)
+    k = int(idx.shape[0])
+    crow = np.asarray(G.crow, dtype=np.int64)
+    starts = crow[idx]
+    lengths = crow[idx + 1] - starts
+    first = np.zeros(k, np.int64)
+    np.cumsum(lengths[:-1], out=first[1:])
+    pos = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - first, lengths)
+    cols = np.asarray(G.col)[pos]
+    inside = keep[cols]
+    new_id = np.full(G.n, -1, np.int64)
+    new_id[idx] = np.arange(k, dtype=np.int64)
+    rows = np.repeat(np.arange(k, dtype=np.int64), lengths)[inside]
+    sub_crow = np.zeros(k + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=k), out=sub_crow[1:])
+    idt = G.crow.dtype
+    sub = csr_result(G.xp, sub_crow.astype(idt), new_id[cols[inside]].astype(idt), G.values[pos][inside], (k, k))
+    return idx, Graph(sub)
 
 
 def _pivot(G, Gt, ids, root, remaining, info):
