@@ -20,6 +20,7 @@ from cuda_testing import requires_gxx
 from scipy.sparse import csgraph
 
 import sparray as sp
+from graph_testing import er_edges, grid_edges, rmat_edges
 from sparray.kernels.cuda import simulated
 
 g = sp.graph
@@ -28,31 +29,6 @@ INF, NAN = math.inf, math.nan
 
 
 # --- graphs -----------------------------------------------------------------------------------------------
-def rmat_edges(rng, scale, factor=8):
-    """R-MAT (a, b, c = 0.57, 0.19, 0.19) edges as generated: repeats and self-loops kept."""
-    n, m = 1 << scale, factor << scale
-    row, col = np.zeros(m, np.int64), np.zeros(m, np.int64)
-    for _ in range(scale):
-        u = rng.random(m)
-        row = (row << 1) | (u >= 0.76)
-        col = (col << 1) | (((u >= 0.57) & (u < 0.76)) | (u >= 0.95))
-    perm = rng.permutation(n)
-    return n, perm[row], perm[col]
-
-
-def er_edges(rng, n, p):
-    keep = rng.random((n, n)) < p
-    r, c = np.nonzero(keep)
-    return n, r, c
-
-
-def grid_edges(side_r, side_c):
-    ids = np.arange(side_r * side_c).reshape(side_r, side_c)
-    r = np.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
-    c = np.concatenate([ids[:, 1:].ravel(), ids[1:, :].ravel()])
-    return side_r * side_c, np.concatenate([r, c]), np.concatenate([c, r])
-
-
 def disconnected_edges(rng):
     """Two Erdos-Renyi blocks, a directed chain, isolated vertices and self-loops."""
     n1, r1, c1 = er_edges(rng, 15, 0.2)
@@ -317,8 +293,8 @@ def test_components_weak_and_strong(backend):
                 assert k == kw
                 np.testing.assert_array_equal(labels, canonical(lw))
                 assert info["iterations"] >= 1 and len(info["frontier_sizes"]) >= 1
-                if connection == "strong":  # colouring rounds after the hub's component: none when it is all
-                    assert info["rounds"] >= (0 if k == 1 else 1)
+                if connection == "strong":  # colouring rounds after the hub's component and the trimmed
+                    assert isinstance(info["rounds"], int)  # vertices: none when they are all
     # a long directed chain of 2-cycles: one colouring round per component at worst, still exact
     m = 12
     r = np.concatenate([np.arange(0, 2 * m, 2), np.arange(1, 2 * m, 2), np.arange(1, 2 * m - 2, 2)])

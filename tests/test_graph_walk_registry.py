@@ -27,27 +27,19 @@ from scipy.sparse import csgraph
 import sparray as sp
 from sparray._engine import dispatch as _dispatch
 from sparray._engine.graph_walk_generic import bfs_walk_generic, delta_walk_generic
+from graph_testing import grid_edges, rmat_edges
 from sparray.kernels.cpu.graph_walk import bfs_walk, delta_walk
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KINDS = ["rmat", "grid", "disconnected"]
 
 
-def _rmat(rng, scale, factor=6):
-    n, m = 1 << scale, factor << scale
-    row, col = np.zeros(m, np.int64), np.zeros(m, np.int64)
-    for _ in range(scale):
-        u = rng.random(m)
-        row = (row << 1) | (u >= 0.76)
-        col = (col << 1) | (((u >= 0.57) & (u < 0.76)) | (u >= 0.95))
-    perm = rng.permutation(n)
-    return n, perm[row], perm[col]
+def _rmat(rng, scale):
+    return rmat_edges(rng, scale, factor=6)
 
 
 def _grid(k, m):
-    idx = np.arange(k * m).reshape(k, m)
-    a, b = np.concatenate([idx[:, :-1].ravel(), idx[:-1].ravel()]), np.concatenate([idx[:, 1:].ravel(), idx[1:].ravel()])
-    return k * m, np.concatenate([a, b]), np.concatenate([b, a])
+    return grid_edges(k, m)
 
 
 def _disconnected(rng):

@@ -13,9 +13,11 @@ colouring), with scipy.sparse.csgraph's return.
   (``f = min(f, gf)``) and recomputes ``gf``; it stops when ``gf`` no longer changes, every
   tree a star rooted at its least vertex. Its number of iterations grows like log(diameter),
   not like the diameter.
-- **Strong**: after Multistep (Slota, Rajamanickam and Madduri, IPDPS 2014): the component of
-  a hub as the intersection of a forward and a backward search from it (the BFS of ``bfs``,
-  push/pull), then the colouring algorithm (Orzan 2004) in rounds over the vertices still
+- **Strong**: after Multistep (Slota, Rajamanickam and Madduri, IPDPS 2014): vertices without an
+  in-edge or an out-edge trimmed first (each its own component), then the component of
+  a hub by a forward search from it and a backward one inside what the forward one reached (the
+  BFS of ``bfs``, push/pull), then (on the CPU, in the subgraph the remaining vertices induce
+  when they are under a quarter of them) the colouring algorithm (Orzan 2004) in rounds over the vertices still
   unassigned. A round first trims the vertices with no in-edge or no out-edge among them (each
   its own component), then spreads the least vertex number forward along edges (``min``
   products until nothing changes: ``colour[v]`` is the least vertex that reaches v), then from
@@ -158,6 +160,11 @@ def _colouring(G, info):
     left = n
     info["rounds"] = 0
     sizes = info["frontier_sizes"]
+    # trim once from the degrees (kept): a vertex without an in-edge or an out-edge is a component
+    # of its own (on R-MAT a large share), and the searches then skip it
+    alone = (G.out_degree() == 0) | (Gt.out_degree() == 0)
+    root = xp.where(alone, ids, root)
+    remaining = ~alone
     # the giant component first: forward and backward searches from a hub
     root, remaining, left = _pivot(G, Gt, ids, root, remaining, info)
     if left and G.on_host() and left * SUBGRAPH_FROM < n:
@@ -239,14 +246,17 @@ def _pivot(G, Gt, ids, root, remaining, info):
     info["iterations"] += 1
     if not alive:
         return root, remaining, 0
-    walks = []
+    # forward from the hub, then backward inside what the forward search reached: a vertex of the
+    # hub's component reaches the hub along vertices of the component only, so the backward search
+    # restricted to the forward set finds the component exactly, and explores no more than it
+    allowed = remaining
     for graph in (G, Gt):
         walk = {"frontier_sizes": [], "directions": [], "iterations": 0}
-        levels, _ = _one(graph, [hub_host], False, walk, blocked=~remaining)
+        levels, _ = _one(graph, [hub_host], False, walk, blocked=~allowed)
         info["iterations"] += walk["iterations"]
         info["frontier_sizes"].extend(walk["frontier_sizes"])
-        walks.append(levels >= 0)
-    comp = walks[0] & walks[1]
+        allowed = levels >= 0
+    comp = allowed
     least = xp.min(xp.where(comp, ids, G.n))  # its label: the least vertex in it
     root = xp.where(comp, least, root)
     remaining = remaining & ~comp
