@@ -598,8 +598,11 @@ def test_bad_input():
     x = np.ones(2)
     with pytest.raises(ValueError, match=r"\(2, 2\).*\(3,\)"):
         sk.mxv(crow, col, w, np.ones(3), None, "plus_times", ncols=2)
-    with pytest.raises(ValueError, match="out of range"):
-        sk.mxv(crow, np.array([0, 5, 1]), w, x, None, "plus_times")
+    for bad in ([0, 5, 1], [5, 0, 1], [0, 1, 7]):  # an index out of range first, inside or at the end of a row
+        with pytest.raises(ValueError, match="out of range"):
+            sk.mxv(crow, np.array(bad), w, x, None, "plus_times")  # a dense x, no mask: the plain row loop
+        with pytest.raises(ValueError, match="out of range"):
+            sk.mxv(crow, np.array(bad), w, x, np.ones(2, bool), "plus_times")  # x a bitmap: the general loop
     with pytest.raises(ValueError, match="non-decreasing"):
         sk.mxv(np.array([0, 3, 2]), col, w, x, None, "plus_times")
     with pytest.raises(ValueError, match="exceeds"):

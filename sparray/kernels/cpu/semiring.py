@@ -253,11 +253,19 @@ def _kernel(factory, *codes):
     return k
 
 
+#: monoids whose terminal value (if any) is rare enough that a dense row need not test for it
+#: (skipping the test never changes a result: a terminal value stays what the monoid gives)
+_NO_EARLY_EXIT = frozenset({"plus", "times", "min", "max"})
+
+
 def _mxv_factory(ADD, MUL, TABLE):
     @numba.njit(**_PJIT)
-    def kernel(crow, col, aval, am, K, x, xm, xp, use_xp, mb, use_mask, comp, zero, y, yp, splits, status, nworkers):
+    def kernel(crow, col, aval, am, K, x, xm, xp, use_xp, mb, use_mask, comp, zero, y, yp, splits, status, nworkers,
+               dense):
         """y, yp (zeroed) = rows of A @ x; chunks of rows splits[c]:splits[c + 1] claimed one
-        at a time; status[c] = a bad pointer or index met in chunk c (its rows stop there)."""
+        at a time; status[c] = a bad pointer or index met in chunk c (its rows stop there).
+        ``dense``: every x present, no mask, neither operand iso and a monoid with no early exit
+        worth testing for: each row one plain loop (the same products and sums in the same order)."""
         _key = TABLE  # noqa: F841  (part of numba's cache key, see _TABLE_KEY)
         nch = splits.shape[0] - 1
         nse = np.int64(col.shape[0])
@@ -273,6 +281,28 @@ def _mxv_factory(ADD, MUL, TABLE):
                     if lo < 0 or hi < lo or hi > nse:
                         st = _BAD_POINTER
                         break
+                    if dense:
+                        if lo < hi:
+                            p = np.uint64(lo)
+                            uhi = np.uint64(hi)
+                            k = np.uint64(col[p])
+                            if k >= uK:
+                                st = _BAD_INDEX
+                                break
+                            acc = sr_mul(MUL, aval[p], x[k], i, k, 0)
+                            p += _U1
+                            while p < uhi:
+                                k = np.uint64(col[p])
+                                if k >= uK:
+                                    st = _BAD_INDEX
+                                    break
+                                acc = sr_add(ADD, acc, sr_mul(MUL, aval[p], x[k], i, k, 0))
+                                p += _U1
+                            if st != _OK:
+                                break
+                            y[i] = acc
+                            yp[i] = True
+                        continue
                     if use_mask and mb[i] == comp:  # the mask leaves the row out: nothing read
                         continue
                     acc = zero
@@ -539,8 +569,10 @@ def mxv(crow, col, values, x, x_present, semiring, mask=None, mask_values=None, 
         nch = _nchunks(work, threads)
         splits = row_splits(crow, nch, 1)
         status = np.zeros(nch, np.int8)
+        dense = (x_present is None and not use_mask and am == _FULL and xm == _FULL
+                 and sr.monoid.name in _NO_EARLY_EXIT)
         kernel(crow, col, aval, am, K, xval, xm, xp, x_present is not None, mb, use_mask, bool(complement),
-               _acc_zero(sr, Z), y, yp, splits, status, threads)
+               _acc_zero(sr, Z), y, yp, splits, status, threads, dense)
     if status.any():
         _raise_bad_csr(who, crow, col, K)
     return y, yp
