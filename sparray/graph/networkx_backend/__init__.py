@@ -99,7 +99,6 @@ def backend_info():
         "backend_name": "sparray",
         "project": "sparray",
         "package": "sparray",
-        "url": "https://github.com/sparray/sparray",
         "short_summary": "sparse arrays: graph algorithms by semiring products (sparray.graph)",
         "description": "networkx functions computed by sparray.graph's BFS, shortest paths, PageRank, components "
                        "and triangle counting over semiring products, on the CPU (numba).",
