@@ -213,23 +213,21 @@ def _induced(G, keep):
     from ._adjacency import Graph
     from ._parts import csr_result
 
+    from .._engine import dispatch as _dispatch
+
     idx = np.flatnonzero(keep)
     k = int(idx.shape[0])
-    crow = np.asarray(G.crow, dtype=np.int64)
-    starts = crow[idx]
-    lengths = crow[idx + 1] - starts
-    first = np.zeros(k, np.int64)
-    np.cumsum(lengths[:-1], out=first[1:])
-    pos = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - first, lengths)
-    cols = np.asarray(G.col)[pos]
+    # the kept rows (the registry's row take), then the entries whose column is kept, renumbered
+    offsets, cols, values = _dispatch.call("take_major", "csr", G.xp, G.crow, G.col, G.values, idx,
+                                           work=G.nse + G.n)
     inside = keep[cols]
     new_id = np.full(G.n, -1, np.int64)
     new_id[idx] = np.arange(k, dtype=np.int64)
-    rows = np.repeat(np.arange(k, dtype=np.int64), lengths)[inside]
+    rows = np.repeat(np.arange(k, dtype=np.int64), np.diff(offsets))[inside]
     sub_crow = np.zeros(k + 1, np.int64)
     np.cumsum(np.bincount(rows, minlength=k), out=sub_crow[1:])
     idt = G.crow.dtype
-    sub = csr_result(G.xp, sub_crow.astype(idt), new_id[cols[inside]].astype(idt), G.values[pos][inside], (k, k))
+    sub = csr_result(G.xp, sub_crow.astype(idt), new_id[cols[inside]].astype(idt), values[inside], (k, k))
     return idx, Graph(sub)
 
 

@@ -31,6 +31,7 @@ runs them in CI); :func:`on_start_tests` marks the tests that do not apply, with
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 from . import _algorithms
@@ -42,6 +43,12 @@ __all__ = ["BackendInterface", "NxArrays", "backend_info"]
 _WEIGHT_PARAMETERS = ("weight",)
 
 
+@functools.cache
+def _signature(name):
+    """The served function's signature (networkx asks can_run on every dispatched call)."""
+    return inspect.signature(getattr(_algorithms, name))
+
+
 def can_run(name, args, kwargs):
     """True when sparray serves this call of networkx's ``name``, else the reason (networkx then
     runs the next backend or itself)."""
@@ -49,7 +56,7 @@ def can_run(name, args, kwargs):
     if fn is None or name not in _algorithms.SERVED:
         return f"sparray does not serve {name}"
     try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound = _signature(name).bind(*args, **kwargs)
     except TypeError as e:
         return f"arguments not understood: {e}"
     for param in _WEIGHT_PARAMETERS:

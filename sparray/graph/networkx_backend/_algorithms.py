@@ -169,8 +169,7 @@ def _path_length(G, source, target, weight, bellman_ford):
     s = _vertex(G, source, nx.NodeNotFound(f"Node {source} not found in graph"))
     if source == target:
         return 0
-    t = G.index.get(target) if target in G else None
-    d = math.inf if t is None else float(np.asarray(_sssp(G, _weighted(G, weight), s, bellman_ford))[t])
+    d = math.inf if target not in G else float(np.asarray(_sssp(G, _weighted(G, weight), s, bellman_ford))[G.index[target]])
     if not math.isfinite(d):
         raise nx.NetworkXNoPath(f"{'node' if bellman_ford else 'Node'} {target} not reachable from {source}")
     return d

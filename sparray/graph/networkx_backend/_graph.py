@@ -37,9 +37,9 @@ class NxArrays:
 
     __networkx_backend__ = "sparray"
 
-    def __init__(self, nodes, directed, multigraph, succ, pred, edge_slot, edge_values, graph_attrs):
+    def __init__(self, nodes, index, directed, multigraph, succ, pred, edge_slot, edge_values, graph_attrs):
         self.nodes = nodes
-        self.index = {v: i for i, v in enumerate(nodes)}
+        self.index = index
         self.directed = directed
         self.multigraph = multigraph
         self.succ_indptr, self.succ_indices = succ
@@ -211,7 +211,7 @@ def convert_from_nx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs=Fal
     if slot is None:  # a simple graph: one edge per neighbour entry
         slot = np.arange(succ[1].shape[0], dtype=np.int64)
     graph_attrs = dict(G.graph) if preserve_graph_attrs else {}
-    return NxArrays(nodes, G.is_directed(), G.is_multigraph(), succ, pred, slot, values, graph_attrs)
+    return NxArrays(nodes, index, G.is_directed(), G.is_multigraph(), succ, pred, slot, values, graph_attrs)
 
 
 def convert_to_nx(obj, *, name=None):
