@@ -13,7 +13,8 @@ One level's step (Vanek, Mandel and Brezina 1996; the defaults are pyamg's
    ``D^-1 A`` (Lanczos or Arnoldi, 15 steps, as pyamg's ``approximate_spectral_radius``);
 6. the restriction ``R = P^H`` ("hermitian"), ``P^T`` ("symmetric"), or for "nonsymmetric" the
    conjugate transpose of the prolongator smoothed with ``A^H`` from candidates ``BH``;
-7. the Galerkin coarse operator ``R @ (A @ P)``: two of sparray's SpGEMMs (numba, 2 threads).
+7. the Galerkin coarse operator ``R @ (A @ P)``: two of sparray's SpGEMMs (numba, 2 threads),
+   exact zeros (couplings that cancel) dropped.
 
 The setup stops at ``max_levels`` levels, at ``max_coarse`` nodes or fewer, or when aggregation
 no longer coarsens. Everything here is NumPy: strength and aggregation are sequential greedy
@@ -186,6 +187,20 @@ def smoothed_prolongator(level, T, smooth, hermitian):
     return _canonical(P, "amg")
 
 
+def _without_zeros(ptr, idx, val):
+    """The CSR arrays without their stored zeros: a coupling that cancels exactly in a Galerkin
+    product is no connection (with ``theta = 0`` the strength would keep it; pyamg never sees one,
+    as SciPy's products drop exact zeros)."""
+    keep = val != 0
+    if keep.all():
+        return ptr, idx, val
+    n = ptr.shape[0] - 1
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
+    out = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(rows[keep], minlength=n), out=out[1:])
+    return out, idx[keep], val[keep]
+
+
 def transpose(ptr, idx, val, shape, conjugate):
     """The CSR arrays of the (conjugate) transpose."""
     M = csr_of(ptr, idx, np.conj(val) if conjugate else val, shape)
@@ -231,7 +246,7 @@ def build_hierarchy(top, B, BH, opts):
         else:
             rp, ri, rv = transpose(pp, pi, pv, (level.n, nc), symmetry == "hermitian")
         level.R = csr_of(rp, ri, rv, (nc, level.n))
-        coarse = _canonical(level.R @ (level.A @ level.P), "amg")
+        coarse = _without_zeros(*_canonical(level.R @ (level.A @ level.P), "amg"))
         levels.append(HostLevel(*coarse, nc, K))
         B = Bc.astype(level.values.dtype, copy=False)
     return levels
