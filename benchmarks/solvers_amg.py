@@ -40,7 +40,7 @@ Setup and solve are timed apart; a cell is the median over ``--repeat`` runs (de
 5e5 unknowns, 1 above; a run over 10 s or capped is not repeated), the spread ``[max/min]`` of the
 total beside it. Threads: ``--threads`` (default 2) for numba (``NUMBA_NUM_THREADS``), OpenMP and
 OpenBLAS/MKL, set in each child's environment. Ratio = pyamg's total / the row's total (above 1:
-the row is faster than pyamg). ``resid`` = ``||b - A x|| / ||b||`` recomputed in float64 by scipy
+the row is faster than pyamg; none on a capped row). ``resid`` = ``||b - A x|| / ||b||`` recomputed in float64 by scipy
 from each method's answer, so that a wrong answer shows. ``--json F`` writes every number.
 """
 
@@ -375,7 +375,8 @@ def table_rows(n_rows, rows) -> list[str]:
         spread = f"[{s['spread']:.2f}]" if s["spread"] is not None else ""
         its = f"{rec['iterations']}" + (" capped" if rec.get("capped") else "")
         cx = f"{rec['operator_complexity']:.2f}" if "operator_complexity" in rec else ""
-        ratio = f"{ref_total / s['total']:.2f}x" if ref_total and s["total"] > 0 else ""
+        # a capped row's total is no time to solution: no ratio
+        ratio = f"{ref_total / s['total']:.2f}x" if ref_total and s["total"] > 0 and not rec.get("capped") else ""
         setup = _fmt_s(s["setup"]) if s["setup"] > 0 else "-"
         lines.append(f"{n_rows:>9} {name:<20} {setup:>8} {_fmt_s(s['solve']):>9} {_fmt_s(s['total']):>9} "
                      f"{spread:>8} {its:>7} {cx:>6} {rec['residual']:>8.1e} {ratio:>11}")  # fmt: skip
