@@ -20,6 +20,9 @@ Beyond the standard, scipy.sparse.linalg's solvers, on every device and with any
 - preconditioners ``jacobi`` (every namespace), ``ilu0`` and ``ichol0`` (numba kernels; other
   namespaces factored on the host once and applied by level schedules, ``_levels.py``), passed
   as ``M=`` (``_preconditioners.py``);
+- ``amg`` (smoothed-aggregation algebraic multigrid, pyamg's options): a ``MultilevelSolver``
+  usable as ``M=`` or alone (``M.solve``); set up on the host, cycled in the matrix's namespace
+  (``_amg/``);
 - ``eigsh`` (thick-restart Lanczos) and ``svds`` on top of it (``_eigen.py``);
 - ``spsolve`` and ``splu`` through SciPy's SuperLU (NumPy) or cupyx (CuPy) (``_direct.py``).
 
@@ -67,6 +70,7 @@ from ._direct import SparseLU, splu, spsolve
 from ._eigen import NoConvergence, eigsh, svds
 from ._iterative import bicgstab, cg, gmres, minres
 from ._preconditioners import IChol0, ILU0, Jacobi, ichol0, ilu0, jacobi
+from ._amg import MultilevelSolver, amg
 
 from .._array.results import sparray_results as _sparray_results
 from .._functions.layout_door import through_layouts as _through_layouts
@@ -76,7 +80,7 @@ for _name in (
     "matmul", "tensordot", "vecdot", "matrix_transpose", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh",
     "inv", "matrix_norm", "matrix_power", "matrix_rank", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
     "trace", "vector_norm", "bicgstab", "cg", "eigsh", "gmres", "minres", "spsolve", "svds", "splu", "jacobi", "ilu0",
-    "ichol0",
+    "ichol0", "amg",
 ):  # fmt: skip
     globals()[_name] = _through_layouts(globals()[_name], _name)
 del _name
@@ -105,7 +109,7 @@ STANDARD_NAMES = (
 
 SOLVER_NAMES = (
     "cg", "minres", "gmres", "bicgstab", "jacobi", "ilu0", "ichol0", "Jacobi", "ILU0", "IChol0",
-    "eigsh", "svds", "NoConvergence", "spsolve", "splu", "SparseLU",
+    "eigsh", "svds", "NoConvergence", "spsolve", "splu", "SparseLU", "amg", "MultilevelSolver",
 )  # fmt: skip
 """scipy.sparse.linalg's solvers, preconditioners and eigensolvers (beyond the standard)."""
 
