@@ -3,6 +3,7 @@
 
     python benchmarks/solvers.py --amg                                  # 4 problems at 1e5 and 1e6 unknowns
     python benchmarks/solvers.py --amg --sizes 1e5 --problems poisson2d,elasticity
+    python benchmarks/solvers.py --amg --libs pyamg,sparray_amg         # the AMG rows only
     python benchmarks/solvers.py --amg --sizes 2e3 --one-process --cap 5  # a smoke test (seconds)
     python benchmarks/solvers.py --amg --json benchmarks/results/amg.json
 
@@ -386,6 +387,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="solvers.py --amg", description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default=None, help="comma-separated unknowns (default 1e5,1e6)")
     ap.add_argument("--problems", default=None, help=f"comma-separated, of {','.join(PROBLEMS)} (default all)")
+    ap.add_argument("--libs", default=None,
+                    help=f"comma-separated processes to run, of {','.join(GROUPS)} (default all)")
     ap.add_argument("--repeat", type=int, default=None, help="timed runs per row (default 3 below 5e5 unknowns, else 1)")
     ap.add_argument("--cap", type=float, default=60.0, help="seconds a cg solve without AMG may run (default 60)")
     ap.add_argument("--threads", type=int, default=2, help="numba/OpenMP/BLAS threads of each process (default 2)")
@@ -412,6 +415,10 @@ def main(argv=None) -> int:
     for p in problems:
         if p not in PROBLEMS:
             ap.error(f"unknown problem {p!r}; choose from {', '.join(PROBLEMS)}")
+    groups = args.libs.split(",") if args.libs else list(GROUPS)
+    for g in groups:
+        if g not in GROUPS:
+            ap.error(f"unknown --libs entry {g!r}; choose from {', '.join(GROUPS)}")
     warnings.filterwarnings("ignore")
     if args.one_process:
         try:
@@ -430,7 +437,7 @@ def main(argv=None) -> int:
         print(f"({NO_AMG}: its rows are skipped)")
     results = {"meta": {"argv": sys.argv, "sparray": sparray.__version__, "pyamg": pyamg.__version__,
                         "scipy": scipy.__version__, "numpy": np.__version__, "threads": args.threads,
-                        "rtol": RTOL, "seed": SEED, "cap_s": args.cap, "one_process": args.one_process,
+                        "rtol": RTOL, "seed": SEED, "cap_s": args.cap, "one_process": args.one_process, "libs": groups,
                         "load_start": os.getloadavg()[0], "sparray_amg": amg_here},
                "rows": []}  # fmt: skip
     t_start = time.perf_counter()
@@ -451,7 +458,7 @@ def main(argv=None) -> int:
                 if not args.one_process:
                     _save(npz, S, B, b)
                 rows = []
-                for group in GROUPS:
+                for group in groups:  # pyamg first when it runs: the ratios' reference
                     if args.one_process:
                         got = run_group(group, problem, S, B, b, repeat=repeat, cap=args.cap, warm=warm)
                     else:
