@@ -5,6 +5,7 @@
     python benchmarks/bench.py --solvers --sizes 1e3,1e4  # some sizes only
     python benchmarks/bench.py --solvers --only cg        # methods whose name contains this
     python benchmarks/solvers.py --drift --sizes 1e4,1e5  # bicgstab's iterations: whose rounding moves them
+    python benchmarks/solvers.py --amg                    # algebraic multigrid beside pyamg (solvers_amg.py)
 
 What a user meets: the 5-point Laplacian on a ``k x k`` grid (``k * k`` unknowns, Dirichlet
 boundary) built by scipy as a CSR array with int32 indices and handed to sparray with
@@ -197,6 +198,11 @@ def drift(sizes) -> None:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--amg" in argv:  # sparray.linalg.amg beside pyamg and scipy: its own module and options
+        import solvers_amg
+
+        return solvers_amg.main([a for a in argv if a != "--amg"])
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default=None, help="comma-separated unknowns, e.g. 1e3,1e4")
     ap.add_argument("--only", default=None, help="run the methods whose name contains this")

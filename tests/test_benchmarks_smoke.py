@@ -619,3 +619,61 @@ def test_bench_graph_algorithms_tiny(tmp_path):
         assert ("scipy_s" in r) == ("scipy" in peers)
     pr = next(r for r in records if r["algorithm"] == "PageRank")
     assert pr["sparray_iterations"] == pr["graphblas_iterations"] >= 2
+
+
+# --- solvers.py --amg (benchmarks/solvers_amg.py, issue 53) ------------------------------------
+# pyamg is a bench-only dependency (the bench extra): without it these skip.
+
+_AMG_ROWS = ("pyamg SA + cg", "sparray amg + cg", "sparray cg, M=amg", "scipy cg", "sparray cg", "sparray cg + ichol0")
+
+
+def _amg_run(tmp_path, *args):
+    out = tmp_path / "amg.json"
+    cmd = [sys.executable, os.path.join(BENCH_DIR, "solvers.py"), "--amg", "--sizes", "2e3", "--cap", "30",
+           "--json", str(out), *args]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd=ROOT)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    with open(out) as f:
+        return p.stdout, json.load(f)
+
+
+def _check_amg_rows(stdout, data, problems):
+    import sparray
+
+    amg_here = hasattr(sparray.linalg, "amg")
+    assert data["meta"]["sparray_amg"] == amg_here and data["meta"]["rtol"] == 1e-8
+    for problem in problems:
+        assert f"## {problem}" in stdout
+        rows = {r["method"]: r for r in data["rows"] if r["problem"] == problem}
+        assert set(rows) == set(_AMG_ROWS), (problem, sorted(rows))
+        for name, r in rows.items():
+            assert 1_500 <= r["unknowns"] <= 2_500, r
+            if (name.startswith("sparray amg") or name.endswith("M=amg")) and not amg_here:
+                assert r["error"] == "sparray.linalg.amg not on this tree", r
+                continue
+            assert "error" not in r, r
+            assert not r["capped"] and r["residual"] < 1e-6, (problem, name, r)
+            assert r["iterations"] > 0 and r["total"] >= r["solve"] > 0, (problem, name, r)
+            line = [ln for ln in stdout.splitlines() if ln.split()[:1] == [str(r["unknowns"])] and name in ln]
+            assert line, (problem, name, stdout[-2000:])
+        pyamg_row = rows["pyamg SA + cg"]
+        assert pyamg_row["operator_complexity"] >= 1.0 and pyamg_row["iterations"] < rows["scipy cg"]["iterations"]
+
+
+def test_solvers_amg_tiny_one_process(tmp_path):
+    """``solvers.py --amg`` at 2e3 unknowns, every row in one process: each problem's table has its
+    rows, every answer solves its system (residual rechecked by scipy), the JSON holds the numbers."""
+    pytest.importorskip("pyamg")
+    pytest.importorskip("scipy.sparse")
+    stdout, data = _amg_run(tmp_path, "--one-process")
+    _check_amg_rows(stdout, data, ("poisson2d", "poisson3d", "anisotropic", "elasticity"))
+
+
+def test_solvers_amg_tiny_processes(tmp_path):
+    """The same on one problem with each library in a fresh process (the default): the rows come
+    back through the children's JSON, elasticity's rigid-body modes through the ``.npz``."""
+    pytest.importorskip("pyamg")
+    pytest.importorskip("scipy.sparse")
+    stdout, data = _amg_run(tmp_path, "--problems", "elasticity", "--repeat", "1")
+    _check_amg_rows(stdout, data, ("elasticity",))
+    assert all(len(r.get("solve_s", [])) <= 1 for r in data["rows"])
