@@ -254,6 +254,22 @@ def test_on_the_simulated_device(layout, fill):
         sparray.linalg.amg(Ad, presmoother="gauss_seidel")
 
 
+def test_in_a_strict_namespace():
+    """array_api_strict data: the levels and the cycle in that namespace (array API calls only), the
+    same results as the host hierarchy with the same (Chebyshev) smoother."""
+    xs = pytest.importorskip("array_api_strict")
+    H = sparray.asarray(poisson2d(12), layout="csr")
+    A = sparray.CSR(xs.asarray(H.crow_indices), xs.asarray(H.col_indices), xs.asarray(H.values), shape=H.shape)
+    ml = sparray.linalg.amg(A, max_coarse=8)
+    host = sparray.linalg.amg(H, presmoother="chebyshev", postsmoother="chebyshev", max_coarse=8)
+    b = rhs(144)
+    y = ml @ xs.asarray(b)
+    assert type(y).__module__.startswith("array_api_strict")
+    np.testing.assert_allclose(np.asarray(y), host @ b, rtol=1e-12, atol=1e-14)
+    x = ml.solve(xs.asarray(b), tol=1e-10, accel="cg")
+    np.testing.assert_allclose(np.asarray(x), np.linalg.solve(poisson2d(12).toarray(), b), rtol=1e-8, atol=1e-10)
+
+
 # --- errors -------------------------------------------------------------------------------------------------
 def test_errors():
     A = sparray.asarray(poisson2d(4), layout="csr")

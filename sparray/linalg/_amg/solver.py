@@ -336,8 +336,10 @@ class MultilevelSolver:
         """Solve ``A x = b`` to ``||b - A x|| <= tol * ||b||`` (pyamg's ``solve``): cycles alone
         (``accel=None``: ``x += M (b - A x)``, at most ``maxiter`` cycles) or a Krylov method with
         this hierarchy as its preconditioner (``accel`` one of "cg", "gmres", "minres",
-        "bicgstab": sparray.linalg's, ``maxiter`` its iterations). ``residuals``, a list, gets
-        ``||b - A x||`` of the start and of every iteration (an extra product and host read each).
+        "bicgstab": sparray.linalg's, ``maxiter`` its iterations). ``residuals``, a list, gets a
+        residual norm of the start and of every iteration, as pyamg's: cg's recursive residuals (then
+        the final ``||b - A x||``), gmres's preconditioned ones, else ``||b - A x||`` (an extra product
+        and host read an iteration).
         Returns ``x`` (a dense vector of the solver's namespace), or ``(x, info)`` with
         ``return_info`` (0 converged, else the iterations made)."""
         from .. import _iterative
@@ -348,8 +350,6 @@ class MultilevelSolver:
         M = self.aspreconditioner(cycle)
         b = self._vector(who, b)
         x = xp.zeros_like(b) if x0 is None else xp.asarray(self._vector(who, x0), copy=True)
-        if residuals is not None:
-            residuals.append(_norm(xp, b - self.A @ x))
         if not (isinstance(maxiter, int) and maxiter >= 0):
             raise ValueError(f"{who}: maxiter must be an integer >= 0; got {maxiter!r}")
         if accel is not None:
@@ -367,6 +367,13 @@ class MultilevelSolver:
 
             solver = getattr(_iterative, accel)
             kw = {"rtol": tol, "maxiter": maxiter, "M": M, "callback": record if (residuals is not None or callback) else None}
+            if accel == "cg" and residuals is not None:
+                # cg hands M its recursive residual once an iteration: its norm is recorded there (no
+                # extra product), and the final residual after
+                kw["M"] = _Recording(M, residuals, xp)
+                kw["callback"] = callback
+            elif residuals is not None:
+                residuals.append(_norm(xp, b - self.A @ x))
             if accel != "minres":
                 kw["atol"] = 0.0
             if accel == "gmres" and kw["callback"] is not None:
@@ -375,7 +382,11 @@ class MultilevelSolver:
                 bnorm = _norm(xp, b)
                 kw["callback"], kw["callback_type"] = record_gmres, "pr_norm"
             x, info = solver(self.A, b, x, **kw)
+            if accel == "cg" and residuals is not None:
+                residuals.append(_norm(xp, b - self.A @ x))
             return (x, info) if return_info else x
+        if residuals is not None:
+            residuals.append(_norm(xp, b - self.A @ x))
         bnorm = _norm(xp, b)
         target = tol * bnorm
         info = maxiter
@@ -396,6 +407,18 @@ class MultilevelSolver:
                 residuals.append(rnorm)
             info = 0 if rnorm <= target else maxiter
         return (x, info) if return_info else x
+
+
+class _Recording:
+    """A preconditioner that records the norm of each vector it is applied to (cg's residuals)."""
+
+    def __init__(self, M, residuals, xp):
+        self.M, self.residuals, self.xp = M, residuals, xp
+        self.shape, self.dtype = M.shape, M.dtype
+
+    def __matmul__(self, r):
+        self.residuals.append(_norm(self.xp, r))
+        return self.M @ r
 
 
 def _norm(xp, v):
