@@ -41,12 +41,26 @@ non-positive (IC) pivot, or a non-finite one, is a ValueError naming the row too
 True
 """
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
-__all__ = ["FACTOR_DTYPES", "canonical_csr", "ic0_factor", "ic0_solve", "ilu0_factor", "ilu0_solve", "tril_csr"]
+__all__ = [
+    "FACTOR_DTYPES",
+    "Triangle",
+    "canonical_csr",
+    "ic0_factor",
+    "ic0_solve",
+    "ic0_triangles",
+    "ilu0_factor",
+    "ilu0_solve",
+    "ilu0_triangles",
+    "solve_triangles",
+    "tril_csr",
+]
 
 #: The value dtypes the factorizations and solves compute in.
 FACTOR_DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
@@ -259,64 +273,6 @@ def ilu0_factor(indptr, indices, values):
     return lu, diag
 
 
-@numba.njit(**_JIT)
-def _ilu0_solve(indptr, indices, lu, diag, x):
-    """Solve L U x = b in place on ``x`` (n,): forward with the unit lower part, backward with U.
-    Every position is checked before use: lower entries have columns < i, upper ones in (i, n)."""
-    n = indptr.shape[0] - 1
-    nse = indices.shape[0]
-    if diag.shape[0] != n or lu.shape[0] != nse or x.shape[0] != n or indptr[0] != 0 or indptr[n] != nse:
-        return _BAD_DIAG, 0
-    for i in range(n):
-        lo = indptr[i]
-        hi = indptr[i + 1]
-        d = diag[i]
-        if lo < 0 or hi > nse or d < lo or d >= hi:
-            return _BAD_DIAG, i
-        s = x[i]
-        for p in range(lo, d):
-            c = indices[p]
-            if c < 0 or c >= i:
-                return _BAD_INDEX, i
-            s -= lu[p] * x[c]
-        x[i] = s
-    for i in range(n - 1, -1, -1):
-        d = diag[i]  # checked above, with the pointers
-        hi = indptr[i + 1]
-        s = x[i]
-        for p in range(d + 1, hi):
-            c = indices[p]
-            if c <= i or c >= n:
-                return _BAD_INDEX, i
-            s -= lu[p] * x[c]
-        x[i] = s / lu[d]
-    return _OK, 0
-
-
-def _solve_columns(who, kernel, args, b, n, dtype, what):
-    """``kernel(*args, x)`` on a fresh copy ``x`` of each column of ``b`` ((n,) or (n, k)); the
-    kernels solve one contiguous vector (a preconditioner's use), columns are solved in turn."""
-    b = np.asarray(b)
-    if b.ndim not in (1, 2) or b.shape[0] != n:
-        raise ValueError(f"{who}: b must have shape ({n},) or ({n}, k); got {b.shape}")
-    if b.dtype != dtype:
-        raise TypeError(f"{who}: b has dtype {b.dtype}; the factor's is {dtype} (cast first)")
-    cols = np.array(b.reshape(n, 1).T if b.ndim == 1 else b.T, order="C", copy=True)  # (k, n)
-    for j in range(cols.shape[0]):
-        status, row = kernel(*args, cols[j])
-        _raise(who, status, row, what)
-    return cols[0] if b.ndim == 1 else np.ascontiguousarray(cols.T)
-
-
-def ilu0_solve(indptr, indices, lu, diag, b):
-    """``(L U)^{-1} b`` for the factors of :func:`ilu0_factor`; ``b`` is ``(n,)`` or ``(n, k)`` of
-    ``lu``'s dtype. A new array of b's shape. ValueError for factors that do not fit their pattern."""
-    who = "ilu0_solve"
-    indptr, indices, lu = _structure(who, indptr, indices, lu)
-    diag = _index(diag, "diag", who)
-    return _solve_columns(who, _ilu0_solve, (indptr, indices, lu, diag), b, indptr.shape[0] - 1, lu.dtype, "ILU(0)")
-
-
 # ---------------------------------------------------------------------------------------
 # IC(0)
 # ---------------------------------------------------------------------------------------
@@ -389,40 +345,331 @@ def ic0_factor(indptr, indices, values):
     return l
 
 
+# ---------------------------------------------------------------------------------------
+# triangular solves
+# ---------------------------------------------------------------------------------------
+
+
+class Triangle(NamedTuple):
+    """One triangular factor ``T`` in solve-ready form (``lower``: solved from row 0 up, else
+    from row n - 1 down; the module docstring states the form). The arrays are NumPy, of one
+    dtype for ``values``, ``near`` and ``inv_diag``."""
+
+    indptr: np.ndarray  # (n + 1,) int64: the rows of the strict part, neighbour entries left out
+    indices: np.ndarray  # int64: their columns (below the row for lower, above it for upper)
+    values: np.ndarray  # their values, each divided by its row's diagonal entry
+    near: np.ndarray  # (n,): the neighbour entry of each row (column i - 1 / i + 1), so divided; 0 where none
+    has_near: np.ndarray  # (n,) bool: whether row i has that entry
+    inv_diag: np.ndarray  # (n,): 1 / T[i, i] (ones for a unit diagonal)
+    lower: bool
+
+    @property
+    def n(self):
+        return self.inv_diag.shape[0]
+
+    @property
+    def dtype(self):
+        return self.values.dtype
+
+    def astype(self, dtype):
+        """The same factor with its values in ``dtype`` (a new Triangle; itself when it has it)."""
+        if self.values.dtype == dtype:
+            return self
+        return self._replace(values=self.values.astype(dtype), near=self.near.astype(dtype), inv_diag=self.inv_diag.astype(dtype))
+
+
 @numba.njit(**_JIT)
-def _ic0_solve(indptr, indices, l, x):
-    """Solve L L^H x = b in place on ``x`` (n,): forward with L, then backward with L^H read by
-    rows of L (row i of L is column i of L^H: once x_i is known, it is subtracted from the rows
-    above)."""
+def _triangle(indptr, indices, values, diag, lower):
+    """The solve-ready form of the triangle whose strictly triangular part is the CSR ``(indptr,
+    indices, values)`` (columns below the row for ``lower``, above it else) and whose diagonal is
+    ``diag``: (status, row, ptr, idx, val, near, has, inv_diag). Every pointer and column is
+    checked before it is used; a zero diagonal entry is _ZERO_PIVOT."""
     n = indptr.shape[0] - 1
     nse = indices.shape[0]
-    if l.shape[0] != nse or x.shape[0] != n or indptr[0] != 0 or indptr[n] != nse:
+    ptr = np.zeros(n + 1, np.int64)
+    idx = np.empty(nse, np.int64)
+    val = np.empty(nse, values.dtype)
+    near = np.zeros(n, values.dtype)
+    has = np.zeros(n, np.bool_)
+    dinv = np.empty(n, values.dtype)
+    if indptr[0] != 0 or indptr[n] != nse or values.shape[0] != nse or diag.shape[0] != n:
+        return _BAD_POINTER, 0, ptr, idx[:0], val[:0], near, has, dinv
+    q = 0
+    for i in range(n):
+        lo = indptr[i]
+        hi = indptr[i + 1]
+        if hi < lo or hi > nse:
+            return _BAD_POINTER, i, ptr, idx[:0], val[:0], near, has, dinv
+        d = diag[i]
+        if d == 0:
+            return _ZERO_PIVOT, i, ptr, idx[:0], val[:0], near, has, dinv
+        r = 1 / d
+        dinv[i] = r
+        j = i - 1 if lower else i + 1
+        for p in range(lo, hi):
+            c = indices[p]
+            if (c < 0 or c >= i) if lower else (c <= i or c >= n):
+                return _BAD_INDEX, i, ptr, idx[:0], val[:0], near, has, dinv
+            if c == j:
+                near[i] += values[p] * r  # a repeated column sums, as in any CSR
+                has[i] = True
+            else:
+                idx[q] = c
+                val[q] = values[p] * r
+                q += 1
+        ptr[i + 1] = q
+    return _OK, 0, ptr, idx[:q].copy(), val[:q].copy(), near, has, dinv
+
+
+@numba.njit(**_JIT)
+def _conj_transpose(indptr, indices, values):
+    """The CSR of the conjugate transpose of the square CSR ``(indptr, indices, values)``, each
+    row's columns in increasing order: (status, row, ptr, idx, val). Checked as :func:`_triangle`."""
+    n = indptr.shape[0] - 1
+    nse = indices.shape[0]
+    ptr = np.zeros(n + 1, np.int64)
+    idx = np.empty(nse, np.int64)
+    val = np.empty(nse, values.dtype)
+    if indptr[0] != 0 or indptr[n] != nse or values.shape[0] != nse:
+        return _BAD_POINTER, 0, ptr, idx, val
+    for i in range(n):
+        lo = indptr[i]
+        hi = indptr[i + 1]
+        if hi < lo or hi > nse:
+            return _BAD_POINTER, i, ptr, idx, val
+        for p in range(lo, hi):
+            c = indices[p]
+            if c < 0 or c >= n:
+                return _BAD_INDEX, i, ptr, idx, val
+            ptr[c + 1] += 1
+    for i in range(n):
+        ptr[i + 1] += ptr[i]
+    fill = ptr[:n].copy()
+    for i in range(n):  # rows in increasing order: each row of the transpose gets increasing columns
+        for p in range(indptr[i], indptr[i + 1]):
+            c = indices[p]
+            idx[fill[c]] = i
+            val[fill[c]] = np.conj(values[p])
+            fill[c] += 1
+    return _OK, 0, ptr, idx, val
+
+
+@numba.njit(**_JIT)
+def _diag_status(indptr, indices, diag):
+    """(status, row): _BAD_POINTER unless the pointers cover ``[0, nse]`` in order, _BAD_DIAG
+    unless each ``diag[i]`` is a position of row ``i`` holding column ``i``."""
+    n = indptr.shape[0] - 1
+    nse = indices.shape[0]
+    if indptr[0] != 0 or indptr[n] != nse:
+        return _BAD_POINTER, 0
+    if diag.shape[0] != n:
         return _BAD_DIAG, 0
     for i in range(n):
         lo = indptr[i]
         hi = indptr[i + 1]
-        if lo < 0 or hi > nse or hi <= lo or indices[hi - 1] != i:
+        if hi < lo or hi > nse:
+            return _BAD_POINTER, i
+        d = diag[i]
+        if d < lo or d >= hi or indices[d] != i:
             return _BAD_DIAG, i
-        s = x[i]
-        for p in range(lo, hi - 1):
-            c = indices[p]
+    return _OK, 0
+
+
+def _strict(indptr, indices, values, lo, hi):
+    """The CSR of the positions ``[lo[i], hi[i])`` of each row ``i`` (checked ranges, NumPy)."""
+    n = indptr.shape[0] - 1
+    lens = hi - lo
+    ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(lens, out=ptr[1:])
+    rows = np.repeat(np.arange(n, dtype=np.int64), lens)
+    src = lo[rows] + (np.arange(int(ptr[-1]), dtype=np.int64) - ptr[rows])
+    return ptr, indices[src], values[src]
+
+
+def _make_triangle(who, what, indptr, indices, values, diag, lower):
+    status, row, *arrays = _triangle(indptr, indices, values, diag, lower)
+    _raise(who, status, row, what)
+    return Triangle(*arrays, lower)
+
+
+def ilu0_triangles(indptr, indices, lu, diag):
+    """ILU(0)'s factors (of :func:`ilu0_factor`) in solve-ready form: ``(L, U)``, two
+    :class:`Triangle` (``L`` unit lower, ``U`` upper). ValueError for factors that do not fit
+    their pattern (a diagonal position outside its row or not on column ``i``, a column on the
+    wrong side of it, a zero diagonal entry of ``U``), naming the row.
+
+    >>> L, U = ilu0_triangles(np.array([0, 2, 4]), np.array([0, 1, 0, 1]), np.array([2.0, 1.0, 0.5, 4.0]), np.array([0, 3]))
+    >>> L.near.tolist(), L.inv_diag.tolist(), U.near.tolist(), U.inv_diag.tolist()
+    ([0.0, 0.5], [1.0, 1.0], [0.5, 0.0], [0.5, 0.25])
+    """
+    who = "ilu0_triangles"
+    indptr, indices, lu = _structure(who, indptr, indices, lu)
+    diag = _index(diag, "diag", who)
+    status, row = _diag_status(indptr, indices, diag)
+    _raise(who, status, row, "ILU(0)")
+    lower = _make_triangle(who, "ILU(0)", *_strict(indptr, indices, lu, indptr[:-1], diag), np.ones(diag.shape[0], lu.dtype), True)
+    upper = _make_triangle(who, "ILU(0)", *_strict(indptr, indices, lu, diag + 1, indptr[1:]), lu[diag], False)
+    return lower, upper
+
+
+def ic0_triangles(indptr, indices, l):
+    """IC(0)'s factor (of :func:`ic0_factor`) in solve-ready form: ``(L, L^H)``, two
+    :class:`Triangle`, the second ``L``'s conjugate transpose stored by rows. ValueError for a
+    factor that does not fit its pattern (a row whose last entry is not its diagonal entry, a
+    column outside ``[0, i)`` before it, a zero diagonal entry), naming the row.
+
+    >>> L, LH = ic0_triangles(np.array([0, 1, 3]), np.array([0, 0, 1]), np.array([2.0, 1.0, 2.0]))
+    >>> L.near.tolist(), LH.near.tolist(), LH.inv_diag.tolist()
+    ([0.0, 0.5], [0.5, 0.0], [0.5, 0.5])
+    """
+    who = "ic0_triangles"
+    indptr, indices, l = _structure(who, indptr, indices, l)
+    last = indptr[1:] - 1
+    status, row = _diag_status(indptr, indices, last)
+    if status == _BAD_DIAG:
+        raise ValueError(f"{who}: the diagonal positions do not fit the rows of the factor (row {row}: its last entry must be its diagonal entry)")
+    _raise(who, status, row, "IC(0)")
+    ptr, idx, vals = _strict(indptr, indices, l, indptr[:-1], last)
+    d = l[last]
+    lower = _make_triangle(who, "IC(0)", ptr, idx, vals, d, True)
+    status, row, tptr, tidx, tvals = _conj_transpose(ptr, idx, vals)  # columns checked by _triangle
+    _raise(who, status, row, "IC(0)")
+    upper = _make_triangle(who, "IC(0)", tptr, tidx, tvals, np.conj(d), False)
+    return lower, upper
+
+
+# The solves: fused multiply-adds allowed (``contract``: each ``s -= a * x`` may round once), no
+# reassociation (the sums run in the stored order, so a row's dependence on the row solved just
+# before it stays the last operation of its chain).
+_SOLVE_JIT = dict(cache=True, nogil=True, fastmath={"contract"})
+
+
+@numba.njit(**_SOLVE_JIT)
+def _forward(ptr, idx, val, near, has, dinv, x):
+    """``x <- T^{-1} x`` in place for a lower Triangle's arrays, ``x`` of shape (n,): (status, row)."""
+    n = dinv.shape[0]
+    nse = idx.shape[0]
+    if ptr.shape[0] != n + 1 or val.shape[0] != nse or near.shape[0] != n or has.shape[0] != n or x.shape[0] != n:
+        return _BAD_DIAG, 0
+    if n == 0:
+        return _OK, 0
+    if has[0] or ptr[0] != 0:
+        return _BAD_POINTER, 0
+    prev = x[0]  # the value of the row solved just before (used from row 1 on)
+    for i in range(n):
+        lo = ptr[i]
+        hi = ptr[i + 1]
+        if hi < lo or hi > nse:
+            return _BAD_POINTER, i
+        s = x[i] * dinv[i]
+        for p in range(lo, hi):
+            c = idx[p]
             if c < 0 or c >= i:
                 return _BAD_INDEX, i
-            s -= l[p] * x[c]
-        x[i] = s / l[hi - 1]
-    for i in range(n - 1, -1, -1):
-        lo = indptr[i]
-        hi = indptr[i + 1]  # rows checked by the forward pass
-        xi = x[i] / np.conj(l[hi - 1])
-        x[i] = xi
-        for p in range(lo, hi - 1):
-            x[indices[p]] -= np.conj(l[p]) * xi
+            s -= val[p] * x[c]
+        if has[i]:
+            s -= near[i] * prev  # x[i - 1], from a register: the chain waits on no load
+        x[i] = s
+        prev = s
     return _OK, 0
+
+
+@numba.njit(**_SOLVE_JIT)
+def _backward(ptr, idx, val, near, has, dinv, x):
+    """``x <- T^{-1} x`` in place for an upper Triangle's arrays, ``x`` of shape (n,): (status, row)."""
+    n = dinv.shape[0]
+    nse = idx.shape[0]
+    if ptr.shape[0] != n + 1 or val.shape[0] != nse or near.shape[0] != n or has.shape[0] != n or x.shape[0] != n:
+        return _BAD_DIAG, 0
+    if n == 0:
+        return _OK, 0
+    if has[n - 1] or ptr[0] != 0:
+        return _BAD_POINTER, n - 1
+    prev = x[n - 1]
+    for i in range(n - 1, -1, -1):
+        lo = ptr[i]
+        hi = ptr[i + 1]
+        if hi < lo or hi > nse or lo < 0:
+            return _BAD_POINTER, i
+        s = x[i] * dinv[i]
+        for p in range(lo, hi):
+            c = idx[p]
+            if c <= i or c >= n:
+                return _BAD_INDEX, i
+            s -= val[p] * x[c]
+        if has[i]:
+            s -= near[i] * prev  # x[i + 1], from a register
+        x[i] = s
+        prev = s
+    return _OK, 0
+
+
+@numba.njit(**_SOLVE_JIT)
+def _solve_pair(lp, li, lv, ln, lh, ld, up, ui, uv, un, uh, ud, x):
+    """``x <- U^{-1} (L^{-1} x)`` in place, ``x`` of shape (n,): (status, row)."""
+    status, row = _forward(lp, li, lv, ln, lh, ld, x)
+    if status != _OK:
+        return status, row
+    return _backward(up, ui, uv, un, uh, ud, x)
+
+
+def _pair_args(lower, upper):
+    return (*lower[:6], *upper[:6])
+
+
+def solve_triangles(lower, upper, b, who="solve_triangles", what="the factorization"):
+    """``U^{-1} (L^{-1} b)`` for a lower and an upper :class:`Triangle` of one size and dtype;
+    ``b`` is ``(n,)`` or ``(n, k)`` of that dtype (any strides). A new array of b's shape (an
+    ``(n, k)`` result is Fortran-ordered: each column is solved in place, contiguous). ValueError
+    for arrays that do not fit (naming the row), TypeError for a b of another dtype.
+
+    >>> L, U = ilu0_triangles(np.array([0, 2, 4]), np.array([0, 1, 0, 1]), np.array([2.0, 1.0, 0.5, 4.0]), np.array([0, 3]))
+    >>> solve_triangles(L, U, np.array([2.0, 1.0])).tolist()  # [[2, 1], [1, 4.5]] @ [1, 0] = [2, 1]
+    [1.0, 0.0]
+    """
+    if not (lower.lower and not upper.lower):
+        raise ValueError(f"{who}: expected a lower and an upper Triangle, in that order")
+    n = lower.n
+    dtype = lower.values.dtype
+    if upper.values.dtype != dtype:
+        raise TypeError(f"{who}: the two triangles have dtypes {dtype} and {upper.values.dtype}")
+    b = np.asarray(b)
+    if b.ndim not in (1, 2) or b.shape[0] != n:
+        raise ValueError(f"{who}: b must have shape ({n},) or ({n}, k); got {b.shape}")
+    if b.dtype != dtype:
+        raise TypeError(f"{who}: b has dtype {b.dtype}; the factor's is {dtype} (cast first)")
+    args = _pair_args(lower, upper)
+    x = np.array(b, order="F", copy=True)  # one copy: the result (a 1-d b comes back contiguous)
+    for j in range(1 if x.ndim == 1 else x.shape[1]):
+        status, row = _solve_pair(*args, x if x.ndim == 1 else x[:, j])
+        _raise(who, status, row, what)
+    return x
+
+
+def ilu0_solve(indptr, indices, lu, diag, b):
+    """``(L U)^{-1} b`` for the factors of :func:`ilu0_factor`; ``b`` is ``(n,)`` or ``(n, k)`` of
+    ``lu``'s dtype. A new array of b's shape. ValueError for factors that do not fit their pattern.
+    Each call puts the factors in solve-ready form (:func:`ilu0_triangles`, O(nnz)): to apply them
+    many times, keep those and call :func:`solve_triangles`."""
+    who = "ilu0_solve"
+    lower, upper = _kernel_named(who, ilu0_triangles, indptr, indices, lu, diag)
+    return solve_triangles(lower, upper, b, who, "ILU(0)")
 
 
 def ic0_solve(indptr, indices, l, b):
     """``(L L^H)^{-1} b`` for the factor of :func:`ic0_factor`; ``b`` is ``(n,)`` or ``(n, k)`` of
-    ``l``'s dtype. A new array of b's shape. ValueError for a factor that does not fit its pattern."""
+    ``l``'s dtype. A new array of b's shape. ValueError for a factor that does not fit its pattern.
+    Each call puts the factor in solve-ready form (:func:`ic0_triangles`, O(nnz)): to apply it
+    many times, keep that and call :func:`solve_triangles`."""
     who = "ic0_solve"
-    indptr, indices, l = _structure(who, indptr, indices, l)
-    return _solve_columns(who, _ic0_solve, (indptr, indices, l), b, indptr.shape[0] - 1, l.dtype, "IC(0)")
+    lower, upper = _kernel_named(who, ic0_triangles, indptr, indices, l)
+    return solve_triangles(lower, upper, b, who, "IC(0)")
+
+
+def _kernel_named(who, fn, *args):
+    """``fn(*args)`` with its ValueError / TypeError messages named by ``who``."""
+    try:
+        return fn(*args)
+    except (ValueError, TypeError) as e:
+        head, sep, tail = str(e).partition(": ")
+        raise type(e)(f"{who}: {tail}" if sep else f"{who}: {e}") from None
