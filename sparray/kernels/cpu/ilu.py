@@ -2,13 +2,16 @@
 
 - :func:`canonical_csr` -- a CSR encoding checked and made canonical (int64 indices, sorted
   columns, duplicates summed): what the factorizations read.
-- :func:`ilu0_factor` / :func:`ilu0_solve` -- ILU(0): ``A ~ L @ U`` with ``L`` unit lower and ``U``
-  upper triangular, both on the pattern of ``A``. The factors share ``A``'s pattern: one values
-  array ``lu`` holds ``L``'s strictly lower part and ``U`` (diagonal included), ``diag[i]`` is the
-  position of row ``i``'s diagonal entry.
+- :func:`ilu0_factor` -- ILU(0): ``A ~ L @ U`` with ``L`` unit lower and ``U`` upper triangular,
+  both on the pattern of ``A``. The factors share ``A``'s pattern: one values array ``lu`` holds
+  ``L``'s strictly lower part and ``U`` (diagonal included), ``diag[i]`` is the position of row
+  ``i``'s diagonal entry.
 - :func:`tril_csr` -- the lower triangle (diagonal included) of a canonical CSR.
-- :func:`ic0_factor` / :func:`ic0_solve` -- IC(0): ``A ~ L @ L^H`` with ``L`` lower triangular on
-  the pattern of the lower triangle of ``A`` (only that triangle is read), positive real diagonal.
+- :func:`ic0_factor` -- IC(0): ``A ~ L @ L^H`` with ``L`` lower triangular on the pattern of the
+  lower triangle of ``A`` (only that triangle is read), positive real diagonal.
+- :func:`ilu0_triangles` / :func:`ic0_triangles` -- the factors in *solve-ready form*, two
+  :class:`Triangle` (below), made once; :func:`solve_triangles` applies such a pair to ``b``.
+  :func:`ilu0_solve` / :func:`ic0_solve` do both in one call (the form is rebuilt each time).
 
 Algorithms (Saad, *Iterative Methods for Sparse Linear Systems*, 2nd ed., algorithms 10.4 and the
 row form of 10.8). ILU(0) is the IKJ variant of Gaussian elimination restricted to the pattern:
@@ -20,17 +23,40 @@ columns ``m < j`` in both rows, then ``l_ii = sqrt(a_ii - sum_m |l_im|^2)``. Bot
 (each row needs the finished rows above it) and take O(sum over entries of the row lengths they
 touch): the cost of one sparse product of the pattern with itself.
 
+The solve-ready form. A triangular solve is a chain: row ``i`` waits for the rows it reads, and in
+natural order (a grid, a band) the row it waits for last is the one solved just before it. So one
+factor ``T`` is kept as a :class:`Triangle`: the strictly triangular part by rows, each row
+divided by its diagonal entry ``T[i, i]`` (no division in the solve:
+``x_i = b_i / T[i, i] - sum_j (T[i, j] / T[i, i]) x_j``), with the *neighbour* entry -- the
+column solved just before (``i - 1`` for a lower factor solved from row 0 up, ``i + 1`` for an
+upper one solved from row ``n - 1`` down) -- taken out into a dense ``near`` vector and a
+``has_near`` flag. The kernel keeps the last value it stored in a register and adds
+``near[i] * x_prev`` last (only where ``has_near[i]``: a row without that entry never reads it, so
+a nan or inf goes exactly where the pattern takes it), so no row waits on a store-to-load round
+trip through memory; the other entries were solved rows earlier. ``L^H`` of IC(0) is stored by
+rows (a gather per row, not a scatter into the rows above). The two solves cost about two sparse
+products ``A @ x`` on one core (serial: a level-scheduled or wavefront variant would need a
+barrier per level, which numba threads do not give cheaply; the level schedules of
+``sparray.linalg._levels`` apply the factors on devices). Invariants of a Triangle (checked by the
+builders; the solve kernels check every one again as they go): ``indptr`` covers
+``[0, len(indices)]`` without decreasing, each row's columns lie below the row (lower) or above
+it (upper) and are not its neighbour, ``near``, ``has_near`` and ``inv_diag`` have length ``n``,
+and the first row solved has no neighbour.
+
 Conventions. The values are float32, float64, complex64 or complex128 (anything else is a
 TypeError: cast first); the indices int64 (:func:`canonical_csr` gives them). A right-hand side is
-``(n,)`` or ``(n, k)`` of the factor's dtype; the solve returns a new array of its shape (the
-kernels solve one contiguous vector, the columns of an ``(n, k)`` one in turn). Every kernel is
-``njit(cache=True, nogil=True)`` and serial.
+``(n,)`` or ``(n, k)`` of the factor's dtype, any strides; the solve returns a new array of its
+shape (made by one copy of ``b``: an ``(n, k)`` result is Fortran-ordered and its columns are
+solved in place in turn). The factorizations and the form builders are ``njit(cache=True,
+nogil=True)``; the solves add ``fastmath={"contract"}`` (a multiply and a subtract may fuse,
+rounding once; sums are never reordered). Everything is serial.
 
 Safety. No pointer or index is used as an address before it is checked: a pointer outside
 ``[0, nse]`` or below its predecessor, a column outside ``[0, n)`` or not above its predecessor
-in its row, a factor whose diagonal positions do not fit its rows, stops the kernel with a status
-and the wrapper raises ValueError naming the row. A missing diagonal entry, a zero (ILU) or
-non-positive (IC) pivot, or a non-finite one, is a ValueError naming the row too.
+in its row (or on the wrong side of the diagonal), a factor whose diagonal positions do not fit
+its rows, a Triangle whose arrays do not fit one another, stops the kernel with a status and the
+wrapper raises ValueError naming the row. A missing diagonal entry, a zero (ILU) or non-positive
+(IC) pivot, or a non-finite one, is a ValueError naming the row too.
 
 >>> import numpy as np
 >>> indptr, indices = np.array([0, 2, 5, 7]), np.array([0, 1, 0, 1, 2, 1, 2])
@@ -38,6 +64,9 @@ non-positive (IC) pivot, or a non-finite one, is a ValueError naming the row too
 >>> lu, diag = ilu0_factor(indptr, indices, values)
 >>> A = np.array([[4.0, -1, 0], [-1, 4, -1], [0, -1, 4]])
 >>> np.allclose(ilu0_solve(indptr, indices, lu, diag, A @ [1.0, 2.0, 3.0]), [1.0, 2.0, 3.0])
+True
+>>> L, U = ilu0_triangles(indptr, indices, lu, diag)  # kept, for many solves
+>>> np.allclose(solve_triangles(L, U, A @ [1.0, 2.0, 3.0]), [1.0, 2.0, 3.0])
 True
 """
 
@@ -379,74 +408,85 @@ class Triangle(NamedTuple):
 
 
 @numba.njit(**_JIT)
-def _triangle(indptr, indices, values, diag, lower):
-    """The solve-ready form of the triangle whose strictly triangular part is the CSR ``(indptr,
-    indices, values)`` (columns below the row for ``lower``, above it else) and whose diagonal is
-    ``diag``: (status, row, ptr, idx, val, near, has, inv_diag). Every pointer and column is
-    checked before it is used; a zero diagonal entry is _ZERO_PIVOT."""
-    n = indptr.shape[0] - 1
+def _triangle(indices, values, start, stop, diag, lower):
+    """The solve-ready form of the triangle whose row ``i`` holds the strictly triangular entries
+    at positions ``[start[i], stop[i])`` of ``(indices, values)`` (columns below the row for
+    ``lower``, above it else) and the diagonal entry ``diag[i]``: (status, row, ptr, idx, val,
+    near, has, inv_diag). Every position and column is checked before it is used; a zero
+    diagonal entry is _ZERO_PIVOT."""
+    n = diag.shape[0]
     nse = indices.shape[0]
     ptr = np.zeros(n + 1, np.int64)
-    idx = np.empty(nse, np.int64)
-    val = np.empty(nse, values.dtype)
     near = np.zeros(n, values.dtype)
     has = np.zeros(n, np.bool_)
     dinv = np.empty(n, values.dtype)
-    if indptr[0] != 0 or indptr[n] != nse or values.shape[0] != nse or diag.shape[0] != n:
-        return _BAD_POINTER, 0, ptr, idx[:0], val[:0], near, has, dinv
-    q = 0
+    if values.shape[0] != nse or start.shape[0] != n or stop.shape[0] != n:
+        return _BAD_POINTER, 0, ptr, indices[:0].copy(), values[:0].copy(), near, has, dinv
+    for i in range(n):  # the ranges and the sizes first (the output is allocated once, to size)
+        lo = start[i]
+        hi = stop[i]
+        if lo < 0 or hi < lo or hi > nse:
+            return _BAD_POINTER, i, ptr, indices[:0].copy(), values[:0].copy(), near, has, dinv
+        j = i - 1 if lower else i + 1
+        k = 0
+        for p in range(lo, hi):
+            k += indices[p] != j
+        ptr[i + 1] = ptr[i] + k
+    idx = np.empty(ptr[n], np.int64)
+    val = np.empty(ptr[n], values.dtype)
     for i in range(n):
-        lo = indptr[i]
-        hi = indptr[i + 1]
-        if hi < lo or hi > nse:
-            return _BAD_POINTER, i, ptr, idx[:0], val[:0], near, has, dinv
         d = diag[i]
         if d == 0:
-            return _ZERO_PIVOT, i, ptr, idx[:0], val[:0], near, has, dinv
+            return _ZERO_PIVOT, i, ptr, idx, val, near, has, dinv
         r = 1 / d
         dinv[i] = r
-        j = i - 1 if lower else i + 1
-        for p in range(lo, hi):
+        if lower:
+            cmin, cmax, j = 0, i, i - 1
+        else:
+            cmin, cmax, j = i + 1, n, i + 1
+        q = ptr[i]
+        for p in range(start[i], stop[i]):
             c = indices[p]
-            if (c < 0 or c >= i) if lower else (c <= i or c >= n):
-                return _BAD_INDEX, i, ptr, idx[:0], val[:0], near, has, dinv
+            if c < cmin or c >= cmax:
+                return _BAD_INDEX, i, ptr, idx, val, near, has, dinv
+            w = values[p] * r
             if c == j:
-                near[i] += values[p] * r  # a repeated column sums, as in any CSR
+                near[i] += w  # a repeated column sums, as in any CSR
                 has[i] = True
             else:
                 idx[q] = c
-                val[q] = values[p] * r
+                val[q] = w
                 q += 1
-        ptr[i + 1] = q
-    return _OK, 0, ptr, idx[:q].copy(), val[:q].copy(), near, has, dinv
+    return _OK, 0, ptr, idx, val, near, has, dinv
 
 
 @numba.njit(**_JIT)
-def _conj_transpose(indptr, indices, values):
-    """The CSR of the conjugate transpose of the square CSR ``(indptr, indices, values)``, each
-    row's columns in increasing order: (status, row, ptr, idx, val). Checked as :func:`_triangle`."""
-    n = indptr.shape[0] - 1
+def _conj_transpose(indices, values, start, stop):
+    """The CSR of the conjugate transpose of the square matrix whose row ``i`` holds the entries
+    at positions ``[start[i], stop[i])`` of ``(indices, values)``, each row's columns in
+    increasing order: (status, row, ptr, idx, val). Checked as :func:`_triangle`."""
+    n = start.shape[0]
     nse = indices.shape[0]
     ptr = np.zeros(n + 1, np.int64)
-    idx = np.empty(nse, np.int64)
-    val = np.empty(nse, values.dtype)
-    if indptr[0] != 0 or indptr[n] != nse or values.shape[0] != nse:
-        return _BAD_POINTER, 0, ptr, idx, val
+    if values.shape[0] != nse or stop.shape[0] != n:
+        return _BAD_POINTER, 0, ptr, indices[:0].copy(), values[:0].copy()
     for i in range(n):
-        lo = indptr[i]
-        hi = indptr[i + 1]
-        if hi < lo or hi > nse:
-            return _BAD_POINTER, i, ptr, idx, val
+        lo = start[i]
+        hi = stop[i]
+        if lo < 0 or hi < lo or hi > nse:
+            return _BAD_POINTER, i, ptr, indices[:0].copy(), values[:0].copy()
         for p in range(lo, hi):
             c = indices[p]
             if c < 0 or c >= n:
-                return _BAD_INDEX, i, ptr, idx, val
+                return _BAD_INDEX, i, ptr, indices[:0].copy(), values[:0].copy()
             ptr[c + 1] += 1
     for i in range(n):
         ptr[i + 1] += ptr[i]
+    idx = np.empty(ptr[n], np.int64)
+    val = np.empty(ptr[n], values.dtype)
     fill = ptr[:n].copy()
     for i in range(n):  # rows in increasing order: each row of the transpose gets increasing columns
-        for p in range(indptr[i], indptr[i + 1]):
+        for p in range(start[i], stop[i]):
             c = indices[p]
             idx[fill[c]] = i
             val[fill[c]] = np.conj(values[p])
@@ -475,19 +515,8 @@ def _diag_status(indptr, indices, diag):
     return _OK, 0
 
 
-def _strict(indptr, indices, values, lo, hi):
-    """The CSR of the positions ``[lo[i], hi[i])`` of each row ``i`` (checked ranges, NumPy)."""
-    n = indptr.shape[0] - 1
-    lens = hi - lo
-    ptr = np.zeros(n + 1, np.int64)
-    np.cumsum(lens, out=ptr[1:])
-    rows = np.repeat(np.arange(n, dtype=np.int64), lens)
-    src = lo[rows] + (np.arange(int(ptr[-1]), dtype=np.int64) - ptr[rows])
-    return ptr, indices[src], values[src]
-
-
-def _make_triangle(who, what, indptr, indices, values, diag, lower):
-    status, row, *arrays = _triangle(indptr, indices, values, diag, lower)
+def _make_triangle(who, what, indices, values, start, stop, diag, lower):
+    status, row, *arrays = _triangle(indices, values, start, stop, diag, lower)
     _raise(who, status, row, what)
     return Triangle(*arrays, lower)
 
@@ -507,8 +536,8 @@ def ilu0_triangles(indptr, indices, lu, diag):
     diag = _index(diag, "diag", who)
     status, row = _diag_status(indptr, indices, diag)
     _raise(who, status, row, "ILU(0)")
-    lower = _make_triangle(who, "ILU(0)", *_strict(indptr, indices, lu, indptr[:-1], diag), np.ones(diag.shape[0], lu.dtype), True)
-    upper = _make_triangle(who, "ILU(0)", *_strict(indptr, indices, lu, diag + 1, indptr[1:]), lu[diag], False)
+    lower = _make_triangle(who, "ILU(0)", indices, lu, indptr[:-1], diag, np.ones(diag.shape[0], lu.dtype), True)
+    upper = _make_triangle(who, "ILU(0)", indices, lu, diag + 1, indptr[1:], lu[diag], False)
     return lower, upper
 
 
@@ -529,12 +558,11 @@ def ic0_triangles(indptr, indices, l):
     if status == _BAD_DIAG:
         raise ValueError(f"{who}: the diagonal positions do not fit the rows of the factor (row {row}: its last entry must be its diagonal entry)")
     _raise(who, status, row, "IC(0)")
-    ptr, idx, vals = _strict(indptr, indices, l, indptr[:-1], last)
     d = l[last]
-    lower = _make_triangle(who, "IC(0)", ptr, idx, vals, d, True)
-    status, row, tptr, tidx, tvals = _conj_transpose(ptr, idx, vals)  # columns checked by _triangle
+    lower = _make_triangle(who, "IC(0)", indices, l, indptr[:-1], last, d, True)
+    status, row, tptr, tidx, tvals = _conj_transpose(indices, l, indptr[:-1], last)
     _raise(who, status, row, "IC(0)")
-    upper = _make_triangle(who, "IC(0)", tptr, tidx, tvals, np.conj(d), False)
+    upper = _make_triangle(who, "IC(0)", tidx, tvals, tptr[:-1], tptr[1:], np.conj(d), False)
     return lower, upper
 
 
