@@ -15,7 +15,7 @@ The result has the promoted dtype of ``M.dtype`` and ``v``'s (a real ``M`` appli
 - :func:`ilu0` -- incomplete LU with zero fill-in, ILU(0): ``A ~ L @ U`` with ``L`` unit lower
   and ``U`` upper triangular restricted to the *pattern* of ``A`` (its specified positions; an
   explicit zero is part of the pattern, and a block layout specifies every element of its
-  blocks). ``M @ v`` is a forward then a backward triangular solve.
+  blocks). ``M @ v`` is a forward then a backward triangular solve (see "On the host" below).
 - :func:`ichol0` -- incomplete Cholesky IC(0) of a Hermitian (symmetric) positive definite
   ``A``: ``A ~ L @ L^H`` with ``L`` lower triangular on the pattern of ``A``'s lower triangle;
   only the lower triangle (and the real part of the diagonal) is read, as MATLAB's ``ichol``.
@@ -28,6 +28,17 @@ pattern would be a full dense LU factorization -- a ValueError says so (use ``sp
 for a direct solve). Integer and bool data factorize in float64; float32, float64, complex64 and
 complex128 keep their dtype. A row without a diagonal entry in the pattern, a zero (ILU) or
 non-positive (IC) pivot, or a non-finite entry is a ValueError naming the row.
+
+On the host (NumPy data): when the preconditioner is made, the factors are also put in the
+solve-ready form of :mod:`sparray.kernels.cpu.ilu` (``ilu0_triangles`` / ``ic0_triangles``: each
+row divided by its diagonal entry, the entry on the row solved just before kept apart so that the
+solve's chain runs through a register, IC(0)'s ``L^H`` stored by rows), one pair of arrays about
+the factors' size, kept private (``M.L`` / ``M.U`` are built from the factors, not from it).
+``M @ v`` is then one copy of ``v`` and a serial numba forward and backward sweep over it, every
+index checked: about the cost of two products ``A @ v`` (sparray's own, on the machine's threads),
+so ``cg`` with ``M=ichol0(A)`` takes fewer iterations at a modest cost each. A NumPy ``(n,)``
+vector of the factors' dtype (a solver's own) goes straight to the kernel; other vectors are
+checked and cast first; an ``(n, k)`` one is solved column by column in one Fortran-ordered copy.
 
 On a GPU (CuPy, the simulated device, any namespace other than NumPy): the factorization is
 sequential, so it runs on the host: the CSR components are copied there once when the
