@@ -546,9 +546,9 @@ def test_triangle_kernels_check_corrupt_forms():
         (F._replace(indptr=F.indptr + 1), B, "invalid CSR pointers"),
         (F, B._replace(indptr=np.concatenate([B.indptr[:-1], [10**6]])), "invalid CSR pointers"),
         (F, B._replace(indptr=B.indptr[::-1].copy()), "invalid CSR pointers"),
-        (F._replace(values=F.values[:1]), B, "do not fit"),
-        (F, B._replace(near=B.near[:-1]), "do not fit"),
-        (F, B._replace(inv_diag=np.ones(13)), "do not fit"),
+        (F._replace(values=F.values[:1]), B, "do not fit one another"),
+        (F, B._replace(near=B.near[:-1]), "do not fit one another"),
+        (F, B._replace(inv_diag=np.ones(13)), "do not fit one another"),
         (F._replace(has_near=np.ones(12, bool)), B, "invalid CSR pointers"),  # row 0 has no row before it
         (F, B._replace(has_near=np.ones(12, bool)), "invalid CSR pointers"),
     ]

@@ -97,7 +97,7 @@ FACTOR_DTYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.complex64
 _JIT = dict(cache=True, nogil=True)
 
 # kernel status codes
-_OK, _BAD_POINTER, _BAD_INDEX, _MISSING_DIAG, _ZERO_PIVOT, _BAD_PIVOT, _NOT_LOWER, _BAD_DIAG = range(8)
+_OK, _BAD_POINTER, _BAD_INDEX, _MISSING_DIAG, _ZERO_PIVOT, _BAD_PIVOT, _NOT_LOWER, _BAD_DIAG, _BAD_FORM = range(9)
 
 
 def _values(x, name, who):
@@ -283,6 +283,8 @@ def _raise(who, status, row, what):
         raise ValueError(f"{who}: row {row} has an entry above the diagonal (pass the lower triangle, tril_csr)")
     if status == _BAD_DIAG:
         raise ValueError(f"{who}: the diagonal positions do not fit the rows of the factor (row {row})")
+    if status == _BAD_FORM:
+        raise ValueError(f"{who}: the arrays of a solve-ready triangle do not fit one another or b (n = {row})")
 
 
 def ilu0_factor(indptr, indices, values):
@@ -578,7 +580,7 @@ def _forward(ptr, idx, val, near, has, dinv, x):
     n = dinv.shape[0]
     nse = idx.shape[0]
     if ptr.shape[0] != n + 1 or val.shape[0] != nse or near.shape[0] != n or has.shape[0] != n or x.shape[0] != n:
-        return _BAD_DIAG, 0
+        return _BAD_FORM, n
     if n == 0:
         return _OK, 0
     if has[0] or ptr[0] != 0:
@@ -608,7 +610,7 @@ def _backward(ptr, idx, val, near, has, dinv, x):
     n = dinv.shape[0]
     nse = idx.shape[0]
     if ptr.shape[0] != n + 1 or val.shape[0] != nse or near.shape[0] != n or has.shape[0] != n or x.shape[0] != n:
-        return _BAD_DIAG, 0
+        return _BAD_FORM, n
     if n == 0:
         return _OK, 0
     if has[n - 1] or ptr[0] != 0:
