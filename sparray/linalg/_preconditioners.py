@@ -35,8 +35,9 @@ row divided by its diagonal entry, the entry on the row solved just before kept 
 solve's chain runs through a register, IC(0)'s ``L^H`` stored by rows), one pair of arrays about
 the factors' size, kept private (``M.L`` / ``M.U`` are built from the factors, not from it).
 ``M @ v`` is then one copy of ``v`` and a serial numba forward and backward sweep over it, every
-index checked: about the cost of two products ``A @ v`` (sparray's own, on the machine's threads),
-so ``cg`` with ``M=ichol0(A)`` takes fewer iterations at a modest cost each. A NumPy ``(n,)``
+index checked: 2.2-2.5 times a product ``A @ v`` (sparray's own, on two threads) on 2-D and 3-D
+Poisson matrices of 1e4-5e5 unknowns, so ``cg`` with ``M=ichol0(A)``, about 3 times fewer
+iterations, is faster than ``cg`` alone on 2-D problems (about even in 3-D). A NumPy ``(n,)``
 vector of the factors' dtype (a solver's own) goes straight to the kernel; other vectors are
 checked and cast first; an ``(n, k)`` one is solved column by column in one Fortran-ordered copy.
 

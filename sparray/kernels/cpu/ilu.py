@@ -34,10 +34,12 @@ upper one solved from row ``n - 1`` down) -- taken out into a dense ``near`` vec
 ``near[i] * x_prev`` last (only where ``has_near[i]``: a row without that entry never reads it, so
 a nan or inf goes exactly where the pattern takes it), so no row waits on a store-to-load round
 trip through memory; the other entries were solved rows earlier. ``L^H`` of IC(0) is stored by
-rows (a gather per row, not a scatter into the rows above). The two solves cost about two sparse
-products ``A @ x`` on one core (serial: a level-scheduled or wavefront variant would need a
-barrier per level, which numba threads do not give cheaply; the level schedules of
-``sparray.linalg._levels`` apply the factors on devices). Invariants of a Triangle (checked by the
+rows (a gather per row, not a scatter into the rows above). Measured on the 2-D Poisson matrix
+(9e4 unknowns, float64): the pair of solves takes about 0.3 ms on one core, 2.2-2.5 times
+sparray's ``A @ x`` on two threads (it was 10 times, with a division and a scatter in the chain).
+The solves are serial: a wavefront (level-scheduled) variant on the CPU threads would need a
+barrier or a flag wait per level, which numba offers no atomic or volatile access for; the level
+schedules of ``sparray.linalg._levels`` apply the factors on devices. Invariants of a Triangle (checked by the
 builders; the solve kernels check every one again as they go): ``indptr`` covers
 ``[0, len(indices)]`` without decreasing, each row's columns lie below the row (lower) or above
 it (upper) and are not its neighbour, ``near``, ``has_near`` and ``inv_diag`` have length ``n``,
