@@ -534,7 +534,7 @@ def test_triangle_kernels_check_corrupt_forms():
     """Every array of a Triangle is checked by the solve kernels: a corrupt one is a ValueError
     naming the row, never a read or write outside an array."""
     rng = np.random.default_rng(22)
-    indptr, indices, values, D = random_packed(rng, 12, "float64", density=0.4)
+    indptr, indices, values, _ = random_packed(rng, 12, "float64", density=0.4)
     lp, li, lv = K.tril_csr(indptr, indices, values)
     F, B = K.ic0_triangles(lp, li, lv)
     assert F.indices.size > 2 and B.indices.size > 2

@@ -710,5 +710,5 @@ def _kernel_named(who, fn, *args):
     try:
         return fn(*args)
     except (ValueError, TypeError) as e:
-        head, sep, tail = str(e).partition(": ")
+        _, sep, tail = str(e).partition(": ")
         raise type(e)(f"{who}: {tail}" if sep else f"{who}: {e}") from None
