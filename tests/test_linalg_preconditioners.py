@@ -434,6 +434,160 @@ def test_kernels_check_every_index():
         K.ilu0_factor(indptr, good, np.array([1.0, 4.0, 1.0, np.nan]))
 
 
+# --- the solve-ready triangles ---------------------------------------------------------------------
+ALL_DTYPES = ["float32", "float64", "complex64", "complex128"]
+
+
+def random_packed(rng, n, dtype, density=0.2):
+    """A random square CSR pattern with every diagonal entry (some rows without their first
+    sub- or super-diagonal neighbour) and random values: ``(indptr, indices, values, D)``, ``D``
+    dense. Read as packed ILU factors (unit ``L`` below the diagonal, ``U`` from it) or, through
+    its lower triangle, as an IC factor."""
+    dt = np.dtype(dtype)
+    mask = rng.random((n, n)) < density
+    np.fill_diagonal(mask, True)
+    mask[np.arange(1, n, 3), np.arange(0, n - 1, 3)] = False  # rows missing x[i - 1]
+    mask[np.arange(0, n - 1, 4), np.arange(1, n, 4)] = False  # rows missing x[i + 1]
+    V = rng.standard_normal((n, n)) * 0.3
+    if dt.kind == "c":
+        V = V + 0.3j * rng.standard_normal((n, n))
+    V[np.arange(n), np.arange(n)] = 2.0 + rng.random(n)
+    D = np.where(mask, V, 0).astype(dt)
+    rows, cols = np.nonzero(mask)
+    indptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return indptr, cols.astype(np.int64), D[rows, cols], D
+
+
+def right_hand_sides(rng, n, dtype):
+    """``b`` as 1-d, a strided 1-d view, ``(n, k)`` C-ordered and a transposed (non-contiguous) one."""
+    def draw(*shape):
+        z = rng.standard_normal(shape)
+        return (z + 1j * rng.standard_normal(shape) if np.dtype(dtype).kind == "c" else z).astype(dtype)
+    return [draw(n), draw(2 * n)[::2], draw(n, 3), draw(4, n).T]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_triangles_against_scipy_triangular_solves(dtype):
+    sla = pytest.importorskip("scipy.linalg")
+    spla = pytest.importorskip("scipy.sparse.linalg")
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(21)
+    n = 37
+    indptr, indices, values, D = random_packed(rng, n, dtype)
+    tol = TOL[dtype] * 10
+    # ILU(0)'s packed factors: unit L below the diagonal, U from it
+    diag = indptr[:-1] + np.array([np.searchsorted(indices[indptr[i] : indptr[i + 1]], i) for i in range(n)])
+    L, U = K.ilu0_triangles(indptr, indices, values, diag)
+    assert L.lower and not U.lower and L.dtype == U.dtype == np.dtype(dtype)
+    # the neighbour entries are kept apart, every other strict entry stays in the CSR
+    assert L.indices.size + L.has_near.sum() == np.count_nonzero(np.tril(D, -1))
+    assert U.indices.size + U.has_near.sum() == np.count_nonzero(np.triu(D, 1))
+    assert L.has_near.tolist() == [i > 0 and D[i, i - 1] != 0 for i in range(n)]
+    assert U.has_near.tolist() == [i < n - 1 and D[i, i + 1] != 0 for i in range(n)]
+    np.testing.assert_allclose(U.inv_diag, 1 / np.diag(D), rtol=tol)
+    Ld = np.tril(D, -1) + np.eye(n, dtype=dtype)
+    Ud = np.triu(D)
+    Lsp = sp.csr_array(Ld.astype(np.complex128 if D.dtype.kind == "c" else np.float64))
+    for b in right_hand_sides(rng, n, dtype):
+        x = K.solve_triangles(L, U, b)
+        assert x.shape == b.shape and x.dtype == b.dtype
+        bb = b.astype(Lsp.dtype)
+        ref = sla.solve_triangular(Ud, spla.spsolve_triangular(Lsp, bb, lower=True, unit_diagonal=True), lower=False)
+        np.testing.assert_allclose(x, ref, rtol=tol, atol=tol * np.abs(ref).max())
+        np.testing.assert_allclose(K.ilu0_solve(indptr, indices, values, diag, b), x, rtol=1e-6 if tol > 1e-6 else 1e-14)
+    # IC(0)'s factor: the lower triangle (diagonal last in each row), L^H stored by rows
+    lp, li, lv = K.tril_csr(indptr, indices, values)
+    Lc = np.tril(D)
+    np.fill_diagonal(Lc, np.diag(D).real)
+    lv = Lc[np.repeat(np.arange(n), np.diff(lp)), li]
+    F, B = K.ic0_triangles(lp, li, lv)
+    assert F.lower and not B.lower
+    assert F.indices.size + F.has_near.sum() == B.indices.size + B.has_near.sum() == np.count_nonzero(np.tril(D, -1))
+    for b in right_hand_sides(rng, n, dtype):
+        x = K.ic0_solve(lp, li, lv, b)
+        ref = np.linalg.solve(Lc.conj().T.astype(np.complex128), np.linalg.solve(Lc.astype(np.complex128), b.astype(np.complex128)))
+        np.testing.assert_allclose(x, ref, rtol=tol, atol=tol * np.abs(ref).max())
+        np.testing.assert_allclose(K.solve_triangles(F, B, b), x, rtol=1e-14, atol=0)
+
+
+def test_triangles_follow_the_pattern_with_non_finite_values():
+    """A row without the neighbour entry does not read the row solved before it: a nan in b
+    reaches exactly the rows that depend on it through the pattern (as a sparse solve)."""
+    n = 6
+    # unit lower bidiagonal, except that row 3 has no entry (3, 2)
+    indptr = np.array([0, 1, 3, 5, 6, 8, 10])
+    indices = np.array([0, 0, 1, 1, 2, 3, 3, 4, 4, 5])
+    values = np.array([1.0, 0.5, 1.0, 0.5, 1.0, 1.0, 0.5, 1.0, 0.5, 1.0])
+    diag = np.array([0, 2, 4, 5, 7, 9])
+    L, U = K.ilu0_triangles(indptr, indices, values, diag)
+    assert L.has_near.tolist() == [False, True, True, False, True, True]
+    b = np.ones(n)
+    b[1] = np.nan
+    # the ILU's U is the identity here: L's solve only
+    x = K.solve_triangles(L, U, b)
+    assert np.isnan(x).tolist() == [False, True, True, False, False, False]
+    np.testing.assert_allclose(x[[0, 3, 4, 5]], [1.0, 1.0, 0.5, 0.75])
+
+
+def test_triangle_kernels_check_corrupt_forms():
+    """Every array of a Triangle is checked by the solve kernels: a corrupt one is a ValueError
+    naming the row, never a read or write outside an array."""
+    rng = np.random.default_rng(22)
+    indptr, indices, values, _ = random_packed(rng, 12, "float64", density=0.4)
+    lp, li, lv = K.tril_csr(indptr, indices, values)
+    F, B = K.ic0_triangles(lp, li, lv)
+    assert F.indices.size > 2 and B.indices.size > 2
+    b = np.ones(12)
+    bad = [
+        (F._replace(indices=np.full_like(F.indices, 50)), B, "column index out of range"),
+        (F._replace(indices=np.full_like(F.indices, -3)), B, "column index out of range"),
+        (F, B._replace(indices=np.zeros_like(B.indices)), "column index out of range"),  # not above the row
+        (F._replace(indptr=F.indptr + 1), B, "invalid CSR pointers"),
+        (F, B._replace(indptr=np.concatenate([B.indptr[:-1], [10**6]])), "invalid CSR pointers"),
+        (F, B._replace(indptr=B.indptr[::-1].copy()), "invalid CSR pointers"),
+        (F._replace(values=F.values[:1]), B, "do not fit one another"),
+        (F, B._replace(near=B.near[:-1]), "do not fit one another"),
+        (F, B._replace(inv_diag=np.ones(13)), "do not fit one another"),
+        (F._replace(has_near=np.ones(12, bool)), B, "invalid CSR pointers"),  # row 0 has no row before it
+        (F, B._replace(has_near=np.ones(12, bool)), "invalid CSR pointers"),
+    ]
+    for lower, upper, msg in bad:
+        with pytest.raises(ValueError, match=msg):
+            K.solve_triangles(lower, upper, b)
+    with pytest.raises(ValueError, match="a lower and an upper Triangle"):
+        K.solve_triangles(B, F, b)
+    with pytest.raises(TypeError, match="dtypes float64 and float32"):
+        K.solve_triangles(F, B.astype(np.float32), b)
+    with pytest.raises(TypeError, match="b has dtype complex128"):
+        K.solve_triangles(F, B, b.astype(np.complex128))
+    # the builders check the factors they are given
+    diag = indptr[:-1] + np.array([np.searchsorted(indices[indptr[i] : indptr[i + 1]], i) for i in range(12)])
+    with pytest.raises(ValueError, match="ilu0_triangles: the diagonal positions do not fit the rows of the factor \\(row 0"):
+        K.ilu0_triangles(indptr, indices, values, diag + 1)
+    with pytest.raises(ValueError, match="zero pivot in row 2"):
+        K.ilu0_triangles(indptr, indices, np.where(np.arange(values.size) == diag[2], 0.0, values), diag)
+    with pytest.raises(ValueError, match="ic0_triangles: the diagonal positions do not fit"):
+        K.ic0_triangles(indptr, indices, values)  # the full pattern: a row's last entry is above its diagonal
+    with pytest.raises(ValueError, match="invalid CSR pointers"):
+        K.ic0_triangles(lp[::-1].copy(), li, lv)
+
+
+def test_preconditioner_keeps_one_solve_form_per_dtype():
+    rng = np.random.default_rng(23)
+    D = random_dd(rng, 15, "float64", hermitian=True)
+    for M in (ilu0(make(D, "csr")), ichol0(make(D, "csr"))):
+        v = rng.standard_normal(15)
+        x = M @ v
+        assert list(M._host._pairs) == [np.dtype(np.float64)]
+        xc = M @ (v + 0j)
+        assert list(M._host._pairs) == [np.dtype(np.float64), np.dtype(np.complex128)]
+        np.testing.assert_allclose(xc, x, rtol=1e-14)
+        M @ (2 * v + 1j)  # the complex pair is kept, not rebuilt
+        assert len(M._host._pairs) == 2
+        np.testing.assert_allclose(M @ v[::1].repeat(2)[::2], x, rtol=0, atol=0)  # a strided v: the same result
+
+
 # --- Jacobi ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("fill", [0.0, 1.5])
