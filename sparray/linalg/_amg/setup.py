@@ -79,6 +79,23 @@ def _inverse_diagonal(indptr, indices, values, n):
     return out
 
 
+# --- vector reductions -------------------------------------------------------------------------------
+def vdot(a, b):
+    """``sum(conj(a) * b)`` of NumPy vectors, long real ones by sparray's numba kernel: OpenBLAS's
+    ``ddot`` runs on threads of its own that keep spinning after the call and take the cores the
+    next product needs (``sparray.kernels.cpu.vector``)."""
+    from ...kernels.cpu import vector as _vector
+
+    if a.shape[0] >= _vector.MIN_N and a.dtype == b.dtype and a.dtype.kind == "f":
+        return _vector.dot(a, b)
+    return np.vdot(a, b)
+
+
+def norm2(a):
+    """``||a||`` of a NumPy vector as a float, through :func:`vdot`."""
+    return float(np.sqrt(abs(vdot(a, a))))
+
+
 # --- spectral radius --------------------------------------------------------------------------------
 def spectral_radius(A, dinv, hermitian, steps=15, seed=0):
     """An estimate of the spectral radius of ``D^-1 A`` (``dinv`` the inverse diagonal): the
@@ -100,16 +117,16 @@ def spectral_radius(A, dinv, hermitian, steps=15, seed=0):
 
 
 def _lanczos_max(op, v, steps):
-    v = v / np.linalg.norm(v)
+    v = v / norm2(v)
     alphas, betas = [], []
     v_prev = np.zeros_like(v)
     beta = 0.0
     for _ in range(steps):
         w = op(v) - beta * v_prev
-        alpha = float(np.vdot(v, w).real)
+        alpha = float(vdot(v, w).real)
         w = w - alpha * v
         alphas.append(alpha)
-        beta = float(np.linalg.norm(w))
+        beta = norm2(w)
         if beta <= 1e-12 * max(abs(alpha), 1.0):
             break
         betas.append(beta)
@@ -123,14 +140,14 @@ def _arnoldi_max(op, v, steps):
     n = v.shape[0]
     V = np.zeros((steps + 1, n), v.dtype)
     H = np.zeros((steps + 1, steps), np.result_type(v.dtype, np.float64))
-    V[0] = v / np.linalg.norm(v)
+    V[0] = v / norm2(v)
     k = steps
     for j in range(steps):
         w = op(V[j])
         for i in range(j + 1):
-            H[i, j] = np.vdot(V[i], w)
+            H[i, j] = vdot(V[i], w)
             w = w - H[i, j] * V[i]
-        H[j + 1, j] = np.linalg.norm(w)
+        H[j + 1, j] = norm2(w)
         if abs(H[j + 1, j]) <= 1e-12:
             k = j + 1
             break

@@ -423,7 +423,7 @@ class _Recording:
 
 def _norm(xp, v):
     if type(v) is np.ndarray:
-        return float(np.linalg.norm(v))
+        return _setup.norm2(v)  # not BLAS: its spinning threads would slow the next product
     return float(to_numpy(xp.linalg.vector_norm(v)))
 
 
