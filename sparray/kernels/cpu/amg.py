@@ -1,6 +1,6 @@
 """The serial numba kernels of smoothed-aggregation multigrid (:mod:`sparray.linalg._amg`).
 
-Every kernel reads a CSR ``(indptr, indices, values)`` with int64 indices and returns a status
+Every kernel reads a CSR ``(indptr, indices, values)`` with int32 or int64 indices and returns a status
 with the row it stopped at (0 = fine); the Python wrappers raise ValueError for any other
 status. No index is used as an address before it is checked: a pointer outside ``[0, nse]`` or
 below its predecessor, or a column outside ``[0, n)``, stops the kernel.
@@ -17,6 +17,7 @@ below its predecessor, or a column outside ``[0, n)``, stops the kernel.
   aggregate, a thin QR (modified Gram-Schmidt) of the rows of ``B`` the aggregate owns, ``Q``
   into ``T``'s rows, ``R`` into the coarse ``B``. A column that QR finds dependent (its norm
   falls below ``tol`` times its norm before orthogonalization) is zero in ``Q`` and ``R``.
+- :func:`diagonal` -- the diagonal of a square CSR;
 - :func:`gauss_seidel` -- Gauss-Seidel sweeps in place on ``x`` for ``A x = b``: forward,
   backward or symmetric (forward then backward). A row with a zero diagonal is left as it is.
 
@@ -34,7 +35,7 @@ import numpy as np
 
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
-__all__ = ["fit_candidates", "gauss_seidel", "standard_aggregation", "symmetric_strength"]
+__all__ = ["diagonal", "fit_candidates", "gauss_seidel", "standard_aggregation", "symmetric_strength"]
 
 _JIT = dict(cache=True, nogil=True)
 _OK, _BAD_POINTER, _BAD_INDEX = 0, 1, 2
@@ -49,7 +50,13 @@ def _raise(who, status, row):
 
 
 def _csr(indptr, indices):
-    return np.ascontiguousarray(indptr, np.int64), np.ascontiguousarray(indices, np.int64)
+    """The index arrays as contiguous int32 or int64 (other integer dtypes as int64): no copy of
+    int32/int64 arrays, whose kernels are compiled for both."""
+    def one(a):
+        a = np.asarray(a)
+        return np.ascontiguousarray(a) if a.dtype in (np.int32, np.int64) else np.ascontiguousarray(a, np.int64)
+
+    return one(indptr), one(indices)
 
 
 # --- strength of connection -------------------------------------------------------------------------
@@ -91,11 +98,37 @@ def symmetric_strength(indptr, indices, values, theta):
     who = "symmetric_strength"
     indptr, indices = _csr(indptr, indices)
     values = np.ascontiguousarray(values)
-    sp = np.empty(indptr.shape[0], np.int64)
-    sj = np.empty(indices.shape[0], np.int64)
+    sp = np.empty(indptr.shape[0], indices.dtype)
+    sj = np.empty(indices.shape[0], indices.dtype)
     status, row, k = _strength(indptr, indices, values, float(theta) ** 2, sp, sj)
     _raise(who, status, row)
     return sp, sj[:k].copy()
+
+
+@numba.njit(**_JIT)
+def _diagonal(indptr, indices, values, d):
+    n = indptr.shape[0] - 1
+    nse = indices.shape[0]
+    if indptr[0] != 0 or indptr[n] != nse or values.shape[0] != nse:
+        return _BAD_POINTER, 0
+    for i in range(n):
+        lo, hi = indptr[i], indptr[i + 1]
+        if hi < lo or hi > nse:
+            return _BAD_POINTER, i
+        for p in range(lo, hi):
+            if indices[p] == i:
+                d[i] += values[p]
+    return _OK, 0
+
+
+def diagonal(indptr, indices, values):
+    """The diagonal of a square CSR (duplicates added; 0 where a row has no diagonal entry)."""
+    indptr, indices = _csr(indptr, indices)
+    values = np.ascontiguousarray(values)
+    d = np.zeros(indptr.shape[0] - 1, values.dtype)
+    status, row = _diagonal(indptr, indices, values, d)
+    _raise("diagonal", status, row)
+    return d
 
 
 # --- aggregation ------------------------------------------------------------------------------------

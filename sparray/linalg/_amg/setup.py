@@ -40,11 +40,26 @@ def csr_of(indptr, indices, values, shape):
     return CSR._from_parts(np, indptr, indices, values, tuple(shape), np.zeros((), values.dtype), checked=True)
 
 
-def _canonical(M, who):
-    """The canonical NumPy ``(indptr, indices, values)`` of a sparray CSR built by sparray's products."""
+def canonical_arrays(ptr, idx, val, ncols, who):
+    """``(indptr, indices, values)`` canonical (sorted rows, no duplicates): as they are when they
+    already are (int32 or int64 indices kept: no copy), else sorted and summed with int64 indices.
+    A pointer or column out of range is a ValueError (one scan)."""
     from ...kernels.cpu import ilu as _ilu
 
-    return _ilu.canonical_csr(np.asarray(M.crow_indices), np.asarray(M.col_indices), np.asarray(M.values), M.shape[1], who)
+    if ptr.dtype in _INDEX and idx.dtype in _INDEX:
+        ptr, idx = np.ascontiguousarray(ptr), np.ascontiguousarray(idx)
+        status, _ = _ilu._csr_status(ptr, idx, ncols)
+        if status == 0:
+            return ptr, idx, np.ascontiguousarray(val)
+    return _ilu.canonical_csr(ptr, idx, val, ncols, who)
+
+
+_INDEX = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def _canonical(M, who):
+    """The canonical NumPy ``(indptr, indices, values)`` of a sparray CSR built by sparray's products."""
+    return canonical_arrays(np.asarray(M.crow_indices), np.asarray(M.col_indices), np.asarray(M.values), M.shape[1], who)
 
 
 class HostLevel:
@@ -69,10 +84,9 @@ class HostLevel:
 
 
 def _inverse_diagonal(indptr, indices, values, n):
-    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    on = indices == rows
-    d = np.zeros(n, values.dtype)
-    np.add.at(d, rows[on], values[on])
+    from ...kernels.cpu import amg as _k
+
+    d = _k.diagonal(indptr, indices, values)
     out = np.zeros(n, values.dtype)
     nz = d != 0
     out[nz] = 1 / d[nz]
@@ -199,8 +213,7 @@ def smoothed_prolongator(level, T, smooth, hermitian):
     for _ in range(degree):
         AP = level.A @ P
         ptr, idx, val = _canonical(AP, "amg")
-        rows = np.repeat(np.arange(level.n, dtype=np.int64), np.diff(ptr))
-        P = P - csr_of(ptr, idx, (val * level.dinv[rows]) * scale, AP.shape)
+        P = P - csr_of(ptr, idx, val * (np.repeat(level.dinv, np.diff(ptr)) * scale), AP.shape)
     return _canonical(P, "amg")
 
 

@@ -201,8 +201,8 @@ def _place(xp, device, a):
 def _device_csr(xp, device, ptr, idx, val, shape, dtype):
     small = max(shape[0], shape[1], idx.shape[0]) < 2**31 - 1
     index = np.int32 if small else np.int64
-    ptr = _place(xp, device, ptr.astype(index))
-    idx = _place(xp, device, idx.astype(index))
+    ptr = _place(xp, device, ptr.astype(index, copy=False))
+    idx = _place(xp, device, idx.astype(index, copy=False))
     val = _place(xp, device, val.astype(dtype, copy=False))
     fill = xp.zeros((), dtype=val.dtype) if not array_api_compat.is_numpy_namespace(xp) else np.zeros((), val.dtype)
     return CSR._from_parts(xp, ptr, idx, val, tuple(shape), fill, checked=True)
@@ -437,8 +437,6 @@ def _check_cycle(cycle):
 def _host_matrix(A, dtype):
     """``(indptr, indices, values, fill, bs)`` of ``A`` on the host: canonical CSR (int64 indices),
     values minus the fill, in ``dtype``; ``bs`` the block size of a BSR/BSC."""
-    from ...kernels.cpu import ilu as _ilu
-
     fill = to_numpy(A._fill)
     if fill.ndim:
         raise ValueError(f"{_WHO}: A must have one scalar fill value; got a fill of shape {fill.shape}")
@@ -452,12 +450,16 @@ def _host_matrix(A, dtype):
             raise ValueError(f"{_WHO}: a block matrix needs square blocks for aggregation; got blocksize {A.blocksize}")
         bs = int(bh)
     B = A if A.layout == "csr" else A.to_layout("csr")
-    crow, col, values = (np.array(to_numpy(c)) for c in (B.crow_indices, B.col_indices, B.values))
-    CSR(crow, col, values, shape=B.shape)._check_contents()
+    if array_api_compat.is_numpy_namespace(A._xp):
+        B._check_contents()
+        crow, col, values = np.asarray(B.crow_indices), np.asarray(B.col_indices), np.asarray(B.values)
+    else:  # one copy of each component to the host (the setup's transfer)
+        crow, col, values = (np.array(to_numpy(c)) for c in (B.crow_indices, B.col_indices, B.values))
+        CSR(crow, col, values, shape=B.shape)._check_contents()
     values = values.astype(dtype, copy=False)
     if not np.isfinite(values).all():
         raise ValueError(f"{_WHO}: A must hold finite values only; it has nan or inf")
-    ptr, idx, val = _ilu.canonical_csr(crow, col, values, A.shape[1], _WHO)
+    ptr, idx, val = _setup.canonical_arrays(crow, col, values, A.shape[1], _WHO)
     if fill != 0:
         val = val - np.asarray(fill, dtype)
     return ptr, idx, val, fill, bs
