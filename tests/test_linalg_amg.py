@@ -225,6 +225,35 @@ def test_unsmoothed_aggregation_and_per_level_options():
     assert len(ml.levels) >= 2
 
 
+def test_small_and_degenerate_matrices():
+    amg = sparray.linalg.amg
+    empty = amg(sparray.asarray(ss.csr_matrix((0, 0)), layout="csr"))
+    assert (empty @ np.zeros(0)).shape == (0,)
+    one = amg(sparray.asarray(np.array([[4.0]]), layout="csr"))
+    np.testing.assert_allclose(one @ np.array([2.0]), [0.5])
+    # two disconnected grids, and a Dirichlet row (an isolated node: in no aggregate)
+    S = ss.block_diag([poisson2d(10), poisson2d(10)]).tolil()
+    S[5, :] = 0
+    S[:, 5] = 0
+    S[5, 5] = 1.0
+    S = S.tocsr()
+    A = sparray.asarray(S, layout="csr")
+    b = rhs(200)
+    x = amg(A, max_coarse=4).solve(b, tol=1e-10, accel="cg")
+    np.testing.assert_allclose(x, np.linalg.solve(S.toarray(), b), rtol=1e-8, atol=1e-10)
+    # a diagonal matrix has no strong connections: one level; its dense inverse is refused above
+    # COARSE_DENSE_MAX unknowns, and coarse_solver="relax" sweeps it instead (exact for a diagonal)
+    n = sparray.linalg._amg.solver.COARSE_DENSE_MAX + 1
+    D = sparray.asarray(ss.diags(np.arange(1.0, n + 1)).tocsr(), layout="csr")
+    with pytest.raises(ValueError, match="coarse_solver='relax'"):
+        amg(D)
+    ml = amg(D, coarse_solver="relax")
+    assert len(ml.levels) == 1 and "relax" in repr(ml)
+    np.testing.assert_allclose(ml @ np.ones(n), 1 / np.arange(1.0, n + 1), rtol=1e-12)
+    with pytest.raises(ValueError, match="max_levels"):
+        amg(sparray.asarray(poisson2d(80), layout="csr"), max_levels=1)
+
+
 # --- the simulated device ---------------------------------------------------------------------------------
 @requires_gxx
 @pytest.mark.parametrize("layout", ["csr", "bsr"])

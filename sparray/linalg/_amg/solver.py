@@ -43,6 +43,8 @@ _WHO = "sparray.linalg.amg"
 _SMOOTHERS = ("gauss_seidel", "block_gauss_seidel", "jacobi", "chebyshev")
 _SWEEPS = ("forward", "backward", "symmetric")
 _ACCELS = ("cg", "gmres", "minres", "bicgstab")
+#: The largest coarsest level coarse_solver="pinv" inverts densely (its memory grows as n**2).
+COARSE_DENSE_MAX = 5000
 
 
 # --- options ----------------------------------------------------------------------------------------
@@ -253,7 +255,9 @@ class MultilevelSolver:
             f"grid complexity {self.grid_complexity():.3f}, cycle {self.cycle!r}, namespace {self.xp.__name__}"
         ]
         for i, lv in enumerate(self.levels):
-            smooth = "coarse: pinv" if lv.P is None else f"{lv.presmoother!r} / {lv.postsmoother!r}"
+            smooth = f"{lv.presmoother!r} / {lv.postsmoother!r}"
+            if lv.P is None:
+                smooth = "coarse: pinv" if self._coarse is not None else f"coarse: relax, {smooth}"
             rows.append(f"  level {i}: {lv.n} unknowns, {lv.nse} entries; {smooth}")
         return "\n".join(rows)
 
@@ -261,8 +265,9 @@ class MultilevelSolver:
     def _cycle(self, depth, x, b, kind):
         lv = self.levels[depth]
         if lv.P is None:
-            c = self._coarse_of(b.dtype)
-            out = c @ b
+            if self._coarse is None:  # coarse_solver="relax": the level's smoothing sweeps
+                return lv.postsmoother(lv.presmoother(x, b), b)
+            out = self._coarse_of(b.dtype) @ b
             return out if x is None else x + out
         x = lv.presmoother(x, b)
         r = b - lv.A @ x
@@ -502,7 +507,9 @@ def amg(
       ``("jacobi", {"omega", "iterations"})`` or ``("chebyshev", {"degree", "lower_bound",
       "upper_bound", "iterations"})``; None: symmetric Gauss-Seidel on NumPy, Chebyshev elsewhere.
     - ``max_levels``, ``max_coarse``: the hierarchy stops at that many levels or at that many nodes;
-      ``coarse_solver``: "pinv" (a dense pseudo-inverse of the coarsest operator).
+      ``coarse_solver``: "pinv" (a dense pseudo-inverse of the coarsest operator, at most
+      :data:`COARSE_DENSE_MAX` unknowns: a ValueError says so when aggregation stops above) or
+      "relax" (the smoothers' sweeps there, one pre and one post).
     - ``cycle``: the cycle ``M @ v`` makes, "V", "W" or "F".
 
     >>> import numpy as np, sparray
@@ -522,8 +529,11 @@ def amg(
         raise TypeError(f"{_WHO}: A must be a sparray array (sparray.asarray(matrix, layout='csr')); got {type(A).__name__}")
     if A.ndim != 2 or A.dense_ndim or A.shape[0] != A.shape[1]:
         raise ValueError(f"{_WHO}: A must be a square 2-D sparse matrix with no dense dims; got shape {A.shape}")
-    if coarse_solver != "pinv":
-        raise ValueError(f"{_WHO}: coarse_solver must be 'pinv' (a dense pseudo-inverse); got {coarse_solver!r}")
+    if coarse_solver not in ("pinv", "relax"):
+        raise ValueError(
+            f"{_WHO}: coarse_solver must be 'pinv' (a dense pseudo-inverse) or 'relax' (the smoothers' sweeps); "
+            f"got {coarse_solver!r}"
+        )
     cycle = _check_cycle(cycle)
     xp = A._xp
     numpy = array_api_compat.is_numpy_namespace(xp)
@@ -549,7 +559,19 @@ def amg(
         if "chebyshev" in (pre[0], post[0]):
             lv.rho_estimate(hermitian)
     last = host[-1]
-    coarse = np.linalg.pinv(last.A.to_dense() if last.n else np.zeros((0, 0), dtype))
+    coarse = None
+    if coarse_solver == "pinv":
+        if last.n > COARSE_DENSE_MAX:
+            if len(host) == opts.max_levels:
+                why, fix = "max_levels was reached", "a larger max_levels, or coarse_solver='relax'"
+            else:
+                why, fix = "aggregation no longer coarsens it: too few strong connections", "coarse_solver='relax'"
+            raise ValueError(
+                f"{_WHO}: the coarsest level has {last.n} unknowns ({why}); its dense pseudo-inverse would take "
+                f"{last.n ** 2 * dtype.itemsize / 2**30:.1f} GiB and O(n^3) time (coarse_solver='pinv' takes at most "
+                f"{COARSE_DENSE_MAX} unknowns): pass {fix}"
+            )
+        coarse = np.linalg.pinv(last.A.to_dense() if last.n else np.zeros((0, 0), dtype))
     moved = 0
     levels = []
     for lv in host:
@@ -559,19 +581,20 @@ def amg(
             P = _device_csr(xp, device, *_arrays(lv.P), lv.P.shape, dtype)
             R = _device_csr(xp, device, *_arrays(lv.R), lv.R.shape, dtype)
         level = Level(Ad, P, R, _place(xp, device, lv.dinv.astype(dtype, copy=False)), lv.n, lv.nse, lv.bs)
-        if P is not None:
+        if P is not None or coarse is None:
             level.presmoother = _make_smoother(pre, level, lv)
             level.postsmoother = _make_smoother(post, level, lv)
         if not numpy:
             moved += sum(_nbytes(a) for M in (Ad, P, R) if M is not None for a in (M.crow_indices, M.col_indices, M.values))
         levels.append(level)
-    coarse_dev = _place(xp, device, coarse.astype(dtype, copy=False))
+    coarse_dev = None if coarse is None else _place(xp, device, coarse.astype(dtype, copy=False))
     t3 = time.perf_counter()
     info = {
         "host_arrays_s": t1 - t0, "hierarchy_s": t2 - t1, "to_namespace_s": t3 - t2,
-        "bytes_to_device": moved + (0 if numpy else coarse.nbytes),
+        "bytes_to_device": moved + (0 if numpy or coarse is None else coarse.nbytes),
     }  # fmt: skip
-    return MultilevelSolver(A, levels, {_dtypes.dtype_name(coarse_dev.dtype): coarse_dev}, xp, getattr(xp, dtype.name), fill, cycle, info)
+    coarse_of = None if coarse_dev is None else {_dtypes.dtype_name(coarse_dev.dtype): coarse_dev}
+    return MultilevelSolver(A, levels, coarse_of, xp, getattr(xp, dtype.name), fill, cycle, info)
 
 
 def _arrays(M):
