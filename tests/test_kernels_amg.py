@@ -138,3 +138,65 @@ def test_bad_structure_is_a_value_error_not_a_crash():
         k.gauss_seidel(np.array([0, 1]), np.array([0, 1]), np.ones(2), np.ones(2), np.zeros(2), np.ones(2))
     with pytest.raises(ValueError, match="aggregate id"):
         k.fit_candidates(np.array([0, 3]), 2, np.ones((2, 1)))
+
+
+def hybrid_reference(D, b, x0, blocks, order):
+    """Hybrid Gauss-Seidel in NumPy: each block sweeps its rows, reading its own unknowns as they
+    change and the others' from the sweep's start."""
+    x = x0.astype(np.float64).copy()
+    n = x.shape[0]
+    bounds = (np.arange(blocks + 1) * n) // blocks
+    for direction in order:
+        old = x.copy()
+        for k in range(blocks):
+            lo, hi = bounds[k], bounds[k + 1]
+            rows = range(lo, hi) if direction == "forward" else range(hi - 1, lo - 1, -1)
+            for i in rows:
+                v = old.copy()
+                v[lo:hi] = x[lo:hi]
+                x[i] += (b[i] - D[i] @ v) / D[i, i]
+    return x
+
+
+@pytest.mark.parametrize("sweep", ["forward", "backward", "symmetric"])
+def test_hybrid_gauss_seidel(sweep, monkeypatch):
+    import numba
+
+    monkeypatch.setattr(k, "BLOCK_ROWS_MIN", 64)
+    S = random_symmetric(150, 0.05, 7)
+    D = S.toarray()
+    rng = np.random.default_rng(8)
+    b, x0 = rng.standard_normal(150), rng.standard_normal(150)
+    dinv = 1 / np.diag(D)
+    order = {"forward": ["forward"], "backward": ["backward"], "symmetric": ["forward", "backward"]}[sweep]
+    want = hybrid_reference(D, b, x0, k.BLOCKS, order * 2)
+    results = []
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        try:
+            x = x0.copy()
+            k.gauss_seidel(S.indptr, S.indices, S.data, dinv, x, b, sweep, 2)
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        results.append(x)
+        np.testing.assert_allclose(x, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(results[0], results[1])  # the same bits on any number of threads
+
+
+def test_hybrid_symmetric_sweep_is_a_symmetric_operator(monkeypatch):
+    """x = M b from x = 0: M of the symmetric hybrid sweep is symmetric (a smoother for cg)."""
+    monkeypatch.setattr(k, "BLOCK_ROWS_MIN", 16)
+    S = random_symmetric(40, 0.15, 9)
+    dinv = 1 / S.diagonal()
+    M = np.empty((40, 40))
+    for j in range(40):
+        x = np.zeros(40)
+        k.gauss_seidel(S.indptr, S.indices, S.data, dinv, x, np.eye(40)[j], "symmetric", 1)
+        M[:, j] = x
+    np.testing.assert_allclose(M, M.T, atol=1e-13)
+
+
+def test_hybrid_bad_structure_is_a_value_error(monkeypatch):
+    monkeypatch.setattr(k, "BLOCK_ROWS_MIN", 1)
+    with pytest.raises(ValueError, match="column index"):
+        k.gauss_seidel(np.array([0, 1, 2]), np.array([0, 9]), np.ones(2), np.ones(2), np.zeros(2), np.ones(2))

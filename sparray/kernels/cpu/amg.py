@@ -1,4 +1,4 @@
-"""The serial numba kernels of smoothed-aggregation multigrid (:mod:`sparray.linalg._amg`).
+"""The numba kernels of smoothed-aggregation multigrid (:mod:`sparray.linalg._amg`).
 
 Every kernel reads a CSR ``(indptr, indices, values)`` with int32 or int64 indices and returns a status
 with the row it stopped at (0 = fine); the Python wrappers raise ValueError for any other
@@ -20,6 +20,7 @@ below its predecessor, or a column outside ``[0, n)``, stops the kernel.
 - :func:`diagonal` -- the diagonal of a square CSR;
 - :func:`gauss_seidel` -- Gauss-Seidel sweeps in place on ``x`` for ``A x = b``: forward,
   backward or symmetric (forward then backward). A row with a zero diagonal is left as it is.
+  Large systems sweep fixed blocks at once (hybrid Gauss-Seidel, the one parallel kernel here).
 
 >>> import numpy as np
 >>> indptr, indices = np.array([0, 2, 5, 8, 10]), np.array([0, 1, 0, 1, 2, 1, 2, 3, 2, 3])
@@ -35,7 +36,7 @@ import numpy as np
 
 from . import _cache  # noqa: F401  (compiled kernels go to the per-user cache, see _cache.py)
 
-__all__ = ["diagonal", "fit_candidates", "gauss_seidel", "standard_aggregation", "symmetric_strength"]
+__all__ = ["BLOCKS", "BLOCK_ROWS_MIN", "diagonal", "fit_candidates", "gauss_seidel", "standard_aggregation", "symmetric_strength"]
 
 _JIT = dict(cache=True, nogil=True)
 _OK, _BAD_POINTER, _BAD_INDEX = 0, 1, 2
@@ -303,11 +304,84 @@ def _gauss_seidel(indptr, indices, values, dinv, x, b, sweep, iterations):
     return _OK, 0
 
 
+@numba.njit(**_JIT)
+def _block_sweep(indptr, indices, values, dinv, x, old, b, lo, hi, step):
+    """One block's sweep: rows ``[lo, hi)`` (``step`` 1) or ``(hi, lo]`` backwards (``step`` -1),
+    the block's own unknowns read as they are updated, every other one from ``old``."""
+    nse = indices.shape[0]
+    n = x.shape[0]
+    start, stop = (lo, hi) if step == 1 else (hi - 1, lo - 1)
+    for i in range(start, stop, step):
+        p0, p1 = indptr[i], indptr[i + 1]
+        if p0 < 0 or p1 < p0 or p1 > nse:
+            return _BAD_POINTER, i
+        s = b[i]
+        for p in range(p0, p1):
+            c = indices[p]
+            if c < 0 or c >= n:
+                return _BAD_INDEX, i
+            s -= values[p] * (x[c] if lo <= c < hi else old[c])
+        x[i] += s * dinv[i]
+    return _OK, 0
+
+
+@numba.njit(parallel=True, cache=True, nogil=True)
+def _gauss_seidel_blocks(indptr, indices, values, dinv, x, b, sweep, iterations, bounds, old, status):
+    n = x.shape[0]
+    nb = bounds.shape[0] - 1
+    if indptr.shape[0] != n + 1 or dinv.shape[0] != n or b.shape[0] != n or values.shape[0] != indices.shape[0]:
+        status[0, 0] = _BAD_POINTER
+        return
+    for _ in range(iterations):
+        for direction in range(2):
+            if (direction == 0 and sweep == 1) or (direction == 1 and sweep == 0):
+                continue
+            for i in numba.prange(n):
+                old[i] = x[i]
+            step = 1 if direction == 0 else -1
+            for k in numba.prange(nb):
+                got, row = _block_sweep(indptr, indices, values, dinv, x, old, b, bounds[k], bounds[k + 1], step)
+                if got != _OK:
+                    status[k, 0] = got
+                    status[k, 1] = row
+            for k in range(nb):
+                if status[k, 0] != _OK:
+                    return
+
+
+#: From this many rows a sweep runs as :data:`BLOCKS` blocks at once (see :func:`gauss_seidel`).
+BLOCK_ROWS_MIN = 50_000
+#: The number of blocks of a blocked sweep: fixed, so the result does not depend on the threads.
+BLOCKS = 16
+
+
 def gauss_seidel(indptr, indices, values, dinv, x, b, sweep="symmetric", iterations=1):
     """Gauss-Seidel on ``A x = b`` in place on ``x`` (1-d, contiguous, the dtype of ``values``):
     row ``i`` sets ``x_i += (b_i - sum_j a_ij x_j) * dinv_i``, which is ``x_i = (b_i - sum_{j != i}
     a_ij x_j) / a_ii`` for ``dinv_i = 1 / a_ii`` (``dinv_i = 0``: the row is skipped). ``sweep``:
-    "forward", "backward" or "symmetric"."""
-    status, row = _gauss_seidel(indptr, indices, values, dinv, x, b, _SWEEPS[sweep], int(iterations))
-    _raise("gauss_seidel", status, row)
+    "forward", "backward" or "symmetric".
+
+    From :data:`BLOCK_ROWS_MIN` rows the sweep is *hybrid* (hypre's "hybrid Gauss-Seidel"): the
+    rows are cut into :data:`BLOCKS` equal blocks swept at once on numba's threads, each reading its
+    own unknowns as they change and the others' as they were when the sweep began (Gauss-Seidel
+    inside a block, Jacobi between blocks). The blocks are fixed, so the result is the same on any
+    number of threads; the forward and backward sweeps stay each other's transposes, so a
+    symmetric sweep stays a symmetric smoother. Below, the plain sequential sweep."""
+    from ._scratch import scratch
+    from ._threads import team
+
+    n = x.shape[0]
+    mode = _SWEEPS[sweep]
+    if n < BLOCK_ROWS_MIN:
+        status, row = _gauss_seidel(indptr, indices, values, dinv, x, b, mode, int(iterations))
+        _raise("gauss_seidel", status, row)
+        return x
+    bounds = (np.arange(BLOCKS + 1, dtype=np.int64) * n) // BLOCKS
+    old = scratch("amg.gauss_seidel", (n,), x.dtype)  # kept between calls: no fresh pages a sweep
+    status = np.zeros((BLOCKS, 2), np.int64)
+    with team(indices.shape[0]):
+        _gauss_seidel_blocks(indptr, indices, values, dinv, x, b, mode, int(iterations), bounds, old, status)
+    bad = np.flatnonzero(status[:, 0])
+    if bad.size:
+        _raise("gauss_seidel", int(status[bad[0], 0]), int(status[bad[0], 1]))
     return x
