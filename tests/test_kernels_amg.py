@@ -198,5 +198,6 @@ def test_hybrid_symmetric_sweep_is_a_symmetric_operator(monkeypatch):
 
 def test_hybrid_bad_structure_is_a_value_error(monkeypatch):
     monkeypatch.setattr(k, "BLOCK_ROWS_MIN", 1)
+    i32 = np.int32  # the parallel kernel's int32 compilation, which the tests above use too
     with pytest.raises(ValueError, match="column index"):
-        k.gauss_seidel(np.array([0, 1, 2]), np.array([0, 9]), np.ones(2), np.ones(2), np.zeros(2), np.ones(2))
+        k.gauss_seidel(np.array([0, 1, 2], i32), np.array([0, 9], i32), np.ones(2), np.ones(2), np.zeros(2), np.ones(2))
