@@ -34,6 +34,11 @@ solve-ready form of :mod:`sparray.kernels.cpu.ilu` (``ilu0_triangles`` / ``ic0_t
 row divided by its diagonal entry, the entry on the row solved just before kept apart so that the
 solve's chain runs through a register, IC(0)'s ``L^H`` stored by rows), one pair of arrays about
 the factors' size, kept private (``M.L`` / ``M.U`` are built from the factors, not from it).
+The setup allocates little beyond what it keeps: canonical NumPy components are read as they
+are (SciPy's int32 indices kept, no copy), the lower triangle and ``L^H`` are counted then filled
+by numba kernels with no temporary of A's size, and a factor overwrites a copy the setup owns
+(tracemalloc's peak of ``ichol0`` on 2-D Poisson matrices: about 28.5 bytes per entry of A, it was 45;
+``M.L`` / ``M.U`` still have int64 indices).
 ``M @ v`` is then one copy of ``v`` and a serial numba forward and backward sweep over it, every
 index checked: 2.2-2.5 times a product ``A @ v`` (sparray's own, on two threads) on 2-D and 3-D
 Poisson matrices of 1e4-5e5 unknowns, so ``cg`` with ``M=ichol0(A)``, about 3 times fewer
@@ -210,7 +215,7 @@ class ILU0:
         np.cumsum(indptr[1:] - diag, out=Uptr[1:])
         upper = ~lower
         L = CSR(Lptr, Lidx, Lval, shape=self.shape)
-        U = CSR(Uptr, np.ascontiguousarray(indices[upper]), np.ascontiguousarray(lu[upper]), shape=self.shape)
+        U = CSR(Uptr, indices[upper].astype(np.int64), np.ascontiguousarray(lu[upper]), shape=self.shape)
         return L, U
 
     def __repr__(self):
@@ -255,7 +260,8 @@ class IChol0:
         if self._L is None:
             from .._array.compressed import CSR
 
-            self._L = CSR(self._indptr, self._indices, self._l, shape=self.shape)
+            i64 = np.int64  # the factor's pattern may be int32 (A's, kept); M.L's indices are int64
+            self._L = CSR(self._indptr.astype(i64), self._indices.astype(i64), self._l, shape=self.shape)
         return self._L
 
     def __repr__(self):
@@ -279,8 +285,8 @@ def ilu0(A):
     """
     from ..kernels.cpu import ilu as _ilu
 
-    indptr, indices, values, on = _sparse_csr("sparray.linalg.ilu0", A, "ILU(0)")
-    lu, diag = _kernel_call("sparray.linalg.ilu0", _ilu.ilu0_factor, indptr, indices, values)
+    indptr, indices, values, on, owned = _sparse_csr("sparray.linalg.ilu0", A, "ILU(0)")
+    lu, diag = _kernel_call("sparray.linalg.ilu0", _ilu.ilu0_factor, indptr, indices, values, overwrite=owned)
     return ILU0(indptr, indices, lu, diag, on)
 
 
@@ -303,8 +309,8 @@ def ichol0(A):
     from ..kernels.cpu import ilu as _ilu
 
     who = "sparray.linalg.ichol0"
-    indptr, indices, values, on = _sparse_csr(who, A, "IC(0)")
-    indptr, indices, values = _ilu.tril_csr(indptr, indices, values)
+    indptr, indices, values, on, _ = _sparse_csr(who, A, "IC(0)")
+    indptr, indices, values = _kernel_call(who, _ilu.tril_csr, indptr, indices, values)  # new arrays
     if values.dtype.kind == "c":
         last = indptr[1:] - 1
         has = indptr[1:] > indptr[:-1]
@@ -314,15 +320,15 @@ def ichol0(A):
         if imag.any():
             i = int(on_diag[np.argmax(imag)])
             raise ValueError(f"{who}: A[{i}, {i}] has a non-zero imaginary part; IC(0) needs a Hermitian matrix")
-    l = _kernel_call(who, _ilu.ic0_factor, indptr, indices, values)
+    l = _kernel_call(who, _ilu.ic0_factor, indptr, indices, values, overwrite=True)  # tril's own copy
     return IChol0(indptr, indices, l, on)
 
 
 # --- shared checks --------------------------------------------------------------------------------
-def _kernel_call(who, fn, *args):
-    """``fn(*args)`` with the kernel's ValueError messages named by ``who``."""
+def _kernel_call(who, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` with the kernel's ValueError messages named by ``who``."""
     try:
-        return fn(*args)
+        return fn(*args, **kwargs)
     except ValueError as e:
         msg = str(e)
         head, sep, tail = msg.partition(": ")
@@ -330,9 +336,12 @@ def _kernel_call(who, fn, *args):
 
 
 def _sparse_csr(who, A, what):
-    """``A``'s canonical CSR encoding as NumPy ``(indptr, indices, values, on)``, int64 indices and
-    the factorization's dtype, after the checks of the module docstring; ``on`` is None for NumPy
-    data, else ``(xp, device)`` of A's components (copied to the host here)."""
+    """``A``'s canonical CSR encoding as NumPy ``(indptr, indices, values, on, owned)`` in the
+    factorization's dtype, after the checks of the module docstring; ``on`` is None for NumPy
+    data, else ``(xp, device)`` of A's components (copied to the host here, as int64). ``owned``:
+    ``values`` is a new array (a cast, a canonicalisation, a device copy) that a factorization may
+    overwrite. NumPy components that are canonical already come back as they are (int32 indices
+    kept): the setup copies nothing it does not return."""
     if not isinstance(A, SparseArray):
         raise TypeError(
             f"{who}: A must be a sparray array of a sparse layout (its pattern is the factors' pattern); got "
@@ -366,15 +375,20 @@ def _sparse_csr(who, A, what):
         # another namespace (a GPU): factored on the host from one copy of the CSR components (the
         # setup's transfer; the factorization is sequential), applied on the device (see ILU0)
         on = (xp, array_api_compat.device(B.values))
-        crow, col, values = (np.array(to_numpy(c)) for c in (B.crow_indices, B.col_indices, B.values))
+        crow, col = (np.array(to_numpy(c), dtype=np.int64) for c in (B.crow_indices, B.col_indices))
+        values = np.array(to_numpy(B.values))
         from .._array.compressed import CSR
 
         CSR(crow, col, values, shape=B.shape)._check_contents()
+    original = values
     if values.dtype != dtype:
         values = values.astype(dtype)
-    if dtype.kind in "fc" and not np.isfinite(values).all():
+    values = np.ascontiguousarray(values)
+    if not _ilu._all_finite(values):
         raise ValueError(f"{who}: A must hold finite values only; it has nan or inf")
-    return (*_ilu.canonical_csr(crow, col, values, A.shape[1], who), on)
+    crow, col, values = _ilu.canonical_csr(crow, col, values, A.shape[1], who)
+    owned = on is not None or not np.may_share_memory(values, original)
+    return crow, col, values, on, owned
 
 
 # --- the factors applied on the host ---------------------------------------------------------------
