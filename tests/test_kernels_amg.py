@@ -148,8 +148,8 @@ def hybrid_reference(D, b, x0, blocks, order):
     bounds = (np.arange(blocks + 1) * n) // blocks
     for direction in order:
         old = x.copy()
-        for k in range(blocks):
-            lo, hi = bounds[k], bounds[k + 1]
+        for blk in range(blocks):
+            lo, hi = bounds[blk], bounds[blk + 1]
             rows = range(lo, hi) if direction == "forward" else range(hi - 1, lo - 1, -1)
             for i in rows:
                 v = old.copy()

@@ -124,9 +124,9 @@ def spectral_radius(A, dinv, hermitian, steps=15, seed=0):
     steps = min(steps, n)
     if hermitian and np.all(dinv.real > 0):
         s = np.sqrt(dinv.real).astype(dtype)
-        op = lambda u: s * (A @ (s * u))  # noqa: E731
+        op = lambda u: s * (A @ (s * u))
         return _lanczos_max(op, v, steps)
-    op = lambda u: dinv * (A @ u)  # noqa: E731
+    op = lambda u: dinv * (A @ u)
     return _arnoldi_max(op, v, steps)
 
 

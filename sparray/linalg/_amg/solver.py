@@ -24,8 +24,6 @@ preconditioner would not be positive definite), is a ValueError.
 
 from __future__ import annotations
 
-import math
-
 import array_api_compat
 import numpy as np
 
@@ -251,8 +249,10 @@ class MultilevelSolver:
 
     def __repr__(self):
         rows = [
-            f"MultilevelSolver: {len(self.levels)} levels, operator complexity {self.operator_complexity():.3f}, "
-            f"grid complexity {self.grid_complexity():.3f}, cycle {self.cycle!r}, namespace {self.xp.__name__}"
+            (
+                f"MultilevelSolver: {len(self.levels)} levels, operator complexity {self.operator_complexity():.3f}, "
+                f"grid complexity {self.grid_complexity():.3f}, cycle {self.cycle!r}, namespace {self.xp.__name__}"
+            )
         ]
         for i, lv in enumerate(self.levels):
             smooth = f"{lv.presmoother!r} / {lv.postsmoother!r}"
