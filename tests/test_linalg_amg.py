@@ -257,7 +257,7 @@ def test_small_and_degenerate_matrices():
 
 # --- the simulated device ---------------------------------------------------------------------------------
 @requires_gxx
-@pytest.mark.parametrize("layout,fill", [("csr", 0.01), ("bsr", 0.0)])
+@pytest.mark.parametrize("layout,fill", [("bsr", 0.01)])  # (CI time: the emulator; every layout runs on the host above)
 def test_on_the_simulated_device(layout, fill):
     from sparray.kernels.cuda.simulated import counting, is_simulated, to_simulated
 
