@@ -270,35 +270,17 @@ def fit_candidates(agg, count, B, blocksize=1, tol=1e-10):
 
 # --- Gauss-Seidel -----------------------------------------------------------------------------------
 @numba.njit(**_JIT)
-def _sweep(indptr, indices, values, dinv, x, b, start, stop, step):
-    nse = indices.shape[0]
-    n = x.shape[0]
-    for i in range(start, stop, step):
-        lo, hi = indptr[i], indptr[i + 1]
-        if lo < 0 or hi < lo or hi > nse:
-            return _BAD_POINTER, i
-        s = b[i]
-        for p in range(lo, hi):
-            c = indices[p]
-            if c < 0 or c >= n:
-                return _BAD_INDEX, i
-            s -= values[p] * x[c]
-        x[i] += s * dinv[i]
-    return _OK, 0
-
-
-@numba.njit(**_JIT)
 def _gauss_seidel(indptr, indices, values, dinv, x, b, sweep, iterations):
     n = x.shape[0]
     if indptr.shape[0] != n + 1 or dinv.shape[0] != n or b.shape[0] != n or values.shape[0] != indices.shape[0]:
         return _BAD_POINTER, 0
     for _ in range(iterations):
         if sweep != 1:
-            status, row = _sweep(indptr, indices, values, dinv, x, b, 0, n, 1)
+            status, row = _block_sweep(indptr, indices, values, dinv, x, x, b, 0, n, 1)  # one block: every row
             if status != _OK:
                 return status, row
         if sweep != 0:
-            status, row = _sweep(indptr, indices, values, dinv, x, b, n - 1, -1, -1)
+            status, row = _block_sweep(indptr, indices, values, dinv, x, x, b, 0, n, -1)
             if status != _OK:
                 return status, row
     return _OK, 0
